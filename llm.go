@@ -1,0 +1,107 @@
+package imprint
+
+import (
+	"context"
+	"time"
+)
+
+// ChatMessage is one message of an LLM conversation.
+type ChatMessage struct {
+	Role    string `json:"role"` // "user" or "assistant"
+	Content string `json:"content"`
+}
+
+// LLMRequest is one LLM operation. Op names it (e.g. "capture.alpha.v1"); it
+// is sent as the X-Imprint-Op header and recorded in the call log.
+type LLMRequest struct {
+	Op       string
+	System   string
+	Messages []ChatMessage
+	// JSON asks the provider for a JSON object reply where it supports it.
+	JSON        bool
+	MaxTokens   int
+	Temperature float64
+	// Timeout bounds each HTTP attempt; zero means the client's default.
+	Timeout time.Duration
+}
+
+// LLMResponse is a provider's reply.
+type LLMResponse struct {
+	Text             string
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// LLM is a chat model reached through a provider. Complete returns errors of
+// kinds ErrLLMUnavailable, ErrLLMTimeout, ErrLLMAuth or ErrLLMOutputMalformed.
+type LLM interface {
+	Complete(ctx context.Context, req LLMRequest) (LLMResponse, error)
+	// Provider names the provider ("openai", "anthropic").
+	Provider() string
+	// Model names the model requests go to.
+	Model() string
+}
+
+// LLMCall is one recorded HTTP attempt to an LLM provider.
+type LLMCall struct {
+	Op               string `json:"op"`
+	Provider         string `json:"provider"`
+	Model            string `json:"model"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	// TokensEstimated is true when the provider gave no usage and the
+	// counts come from the estimator.
+	TokensEstimated bool          `json:"tokens_estimated"`
+	Latency         time.Duration `json:"latency_ms"`
+	// Outcome is "ok" or an error code (llm_timeout, llm_unavailable, ...).
+	Outcome string `json:"outcome"`
+	Attempt int    `json:"attempt"`
+	At      Time   `json:"at"`
+}
+
+// LLMUsage sums the recorded calls of one op.
+type LLMUsage struct {
+	Calls            int   `json:"calls"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	Errors           int   `json:"errors"`
+	LatencyMS        int64 `json:"latency_ms"`
+}
+
+// CallRecorder receives every LLM call attempt. Implementations must be safe
+// for concurrent use and must not block for long.
+type CallRecorder interface {
+	RecordLLMCall(ctx context.Context, c LLMCall) error
+}
+
+// Embedder turns texts into vectors. Implementations are deterministic for
+// the same name. Embed returns one vector per text, in order, each
+// L2-normalized, or an error of kind ErrUnavailable.
+type Embedder interface {
+	// Name identifies the embedder and its dimension, e.g. "hash/384"; it is
+	// recorded on every stored vector. Changing it requires re-embedding.
+	Name() string
+	Dimensions() int
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// EstimateTokens estimates the number of tokens in s: one per Han, Kana or
+// Hangul rune, plus one per four bytes of other text, rounded up. It is the
+// estimator used when a provider reports no usage, and by recall budgets.
+func EstimateTokens(s string) int {
+	cjk, other := 0, 0
+	for _, r := range s {
+		switch {
+		case r >= 0x3040 && r <= 0x30ff, r >= 0x3400 && r <= 0x9fff, r >= 0xac00 && r <= 0xd7af, r >= 0xf900 && r <= 0xfaff:
+			cjk++
+		default:
+			if r < 0x80 {
+				other++
+			} else {
+				other += 2
+			}
+		}
+	}
+	return cjk + (other+3)/4
+}

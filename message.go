@@ -1,0 +1,42 @@
+package imprint
+
+// Message is one L0 message: user or assistant text, verbatim after
+// sanitizing and redaction. Messages are immutable; memories point back to
+// them as provenance.
+type Message struct {
+	ID         string `json:"id"`
+	SessionID  string `json:"session_id"`
+	Scope      Scope  `json:"scope"`
+	Role       Role   `json:"role"`
+	Content    string `json:"content"`
+	Timestamp  Time   `json:"timestamp"`
+	RecordedAt Time   `json:"recorded_at"`
+	// Seq is the store's insertion order, unique per store and increasing;
+	// extraction cursors are positions in it.
+	Seq int64 `json:"-"`
+	// Speaker is the source's speaker name where it has one.
+	Speaker string `json:"speaker,omitempty"`
+	// Vec is the message's embedding, made by Embedder ("hash/384").
+	Vec      []float32 `json:"-"`
+	Embedder string    `json:"-"`
+}
+
+// Session is one long-lived conversation of an agent with a user, with its
+// extraction bookkeeping.
+type Session struct {
+	ID    string `json:"session_id"`
+	Scope Scope  `json:"scope"`
+	// Cursor is the Seq of the last message consumed by a successful
+	// extraction window; messages after it are pending.
+	Cursor int64 `json:"-"`
+	// LastSceneName is passed to the next extraction window for continuity.
+	LastSceneName string `json:"last_scene_name"`
+	// RoundsSinceExtraction counts user messages recorded since the last
+	// successful extraction.
+	RoundsSinceExtraction int `json:"rounds_since_extraction"`
+	// ExtractionDue is set durably when the session should be extracted.
+	ExtractionDue   bool `json:"extraction_due"`
+	LastExtractedAt Time `json:"last_extracted_at"`
+	CreatedAt       Time `json:"created_at"`
+	UpdatedAt       Time `json:"updated_at"`
+}

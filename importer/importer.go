@@ -1,0 +1,24 @@
+package importer
+
+import imprint "github.com/imprint-dev/imprint"
+
+// Transcript is what an importer reads from one conversation of a source:
+// its L0 messages (user and assistant text) and its episodes (one per user
+// request, or as the format defines the task).
+type Transcript struct {
+	// Source names the format ("tau-bench", "locomo", "claude-code", ...).
+	Source    string
+	SessionID string
+	Messages  []imprint.Message
+	Episodes  []imprint.Episode
+	// Warnings report input that was skipped (malformed lines, unknown roles).
+	Warnings []Warning
+}
+
+// Warning reports one piece of input that could not be imported; the rest of
+// the file still is.
+type Warning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}

@@ -1,0 +1,142 @@
+package shard
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Writer appends lines to the day files of one folder. It is safe for
+// concurrent use; each Append is written and synced before it returns.
+type Writer struct {
+	dir string
+	mu  sync.Mutex
+}
+
+// NewWriter returns a Writer for dir, creating the folder if needed.
+func NewWriter(dir string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create shard dir: %w", err)
+	}
+	return &Writer{dir: dir}, nil
+}
+
+// Dir returns the folder the writer appends to.
+func (w *Writer) Dir() string { return w.dir }
+
+// Append writes each value as one JSON line to the file of its day, given
+// by day(i) for the i-th value. Lines of one call that fall on one day are
+// written with a single write.
+func (w *Writer) Append(values []any, day func(i int) time.Time) error {
+	if len(values) == 0 {
+		return nil
+	}
+	byFile := map[string][]byte{}
+	var order []string
+	for i, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode shard line: %w", err)
+		}
+		name := FileName(day(i))
+		if _, ok := byFile[name]; !ok {
+			order = append(order, name)
+		}
+		byFile[name] = append(append(byFile[name], b...), '\n')
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, name := range order {
+		if err := appendFile(filepath.Join(w.dir, name), byFile[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func appendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open shard: %w", err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		return fmt.Errorf("append shard %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// FileName returns the day file name for t: YYYY-MM-DD.jsonl of its UTC date.
+func FileName(t time.Time) string {
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.UTC().Format("2006-01-02") + ".jsonl"
+}
+
+// Files returns the day files of dir in date order.
+func Files(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list shards: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Read calls fn with each line of the day files of dir, oldest file first.
+// A line that fn rejects stops the read with an error naming file and line.
+func Read(dir string, fn func(line []byte) error) error {
+	files, err := Files(dir)
+	if err != nil {
+		return err
+	}
+	for _, path := range files {
+		if err := readFile(path, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readFile(path string, fn func([]byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open shard: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			if ferr := fn(line); ferr != nil {
+				return fmt.Errorf("%s:%d: %w", filepath.Base(path), n, ferr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read shard %s: %w", filepath.Base(path), err)
+		}
+	}
+}

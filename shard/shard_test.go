@@ -1,0 +1,43 @@
+package shard
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestAppendShardsByUTCDay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := NewWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	days := []time.Time{
+		time.Date(2026, 5, 1, 23, 30, 0, 0, time.UTC),
+		time.Date(2026, 5, 2, 1, 0, 0, 0, time.FixedZone("X", 5*3600)), // 2026-05-01 20:00 UTC
+		time.Date(2026, 5, 2, 0, 0, 1, 0, time.UTC),
+	}
+	vals := []any{map[string]int{"n": 0}, map[string]int{"n": 1}, map[string]int{"n": 2}}
+	if err := w.Append(vals, func(i int) time.Time { return days[i] }); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := Files(dir)
+	if len(files) != 2 {
+		t.Fatalf("files = %v, want two day files", files)
+	}
+	var got []int
+	if err := Read(dir, func(line []byte) error {
+		var v struct{ N int }
+		if err := json.Unmarshal(line, &v); err != nil {
+			return err
+		}
+		got = append(got, v.N)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0] != 0 || got[1] != 1 || got[2] != 2 {
+		t.Fatalf("read back %v, want [0 1 2] in day order", got)
+	}
+}

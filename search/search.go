@@ -1,0 +1,143 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// RRFK is the k of reciprocal rank fusion: a hit at rank r (1-based) in one
+// list adds 1/(RRFK+r) to its fused score.
+const RRFK = 60
+
+// DefaultLimit is the number of hits returned when a query names none.
+const DefaultLimit = 10
+
+// Query is one hybrid search.
+type Query struct {
+	Scope imprint.Scope
+	Text  string
+	// Kinds to search; empty means memories, traces and messages.
+	Kinds     []imprint.Kind
+	SessionID string
+	Limit     int
+}
+
+// ParseKind turns the CLI/HTTP kind value (memory, trace, message, all or
+// empty) into the kinds to search. It returns ErrInvalid for anything else.
+func ParseKind(s string) ([]imprint.Kind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "all":
+		return []imprint.Kind{imprint.KindMemory, imprint.KindTrace, imprint.KindMessage}, nil
+	case "memory", "memories":
+		return []imprint.Kind{imprint.KindMemory}, nil
+	case "trace", "traces":
+		return []imprint.Kind{imprint.KindTrace}, nil
+	case "message", "messages":
+		return []imprint.Kind{imprint.KindMessage}, nil
+	}
+	return nil, imprint.Invalidf("kind %q: want memory, trace, message or all", s)
+}
+
+// Searcher runs hybrid searches. Embedder may be nil: then only keywords
+// are used.
+type Searcher struct {
+	Store    imprint.Searcher
+	Embedder imprint.Embedder
+}
+
+// Search returns up to q.Limit hits, best first, fusing the keyword and
+// vector rankings of every requested kind. An embedding failure degrades to
+// keyword search rather than failing. It returns ErrInvalid for an empty
+// query or scope.
+func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, imprint.Invalidf("query text is required")
+	}
+	if err := q.Scope.Validate(); err != nil {
+		return nil, err
+	}
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	kinds := q.Kinds
+	if len(kinds) == 0 {
+		kinds, _ = ParseKind("all")
+	}
+	// Each list is fetched deeper than the limit so fusion has room to
+	// promote hits that rank well in the other list.
+	depth := max(q.Limit*3, 20)
+	var vec []float32
+	if s.Embedder != nil {
+		if vs, err := s.Embedder.Embed(ctx, []string{q.Text}); err == nil && len(vs) == 1 && len(vs[0]) > 0 {
+			vec = vs[0]
+		}
+	}
+	var lists [][]imprint.Hit
+	for _, k := range kinds {
+		th, err := s.Store.SearchText(ctx, imprint.TextQuery{Scope: q.Scope, Kind: k, Text: q.Text, SessionID: q.SessionID, Limit: depth})
+		if err != nil {
+			return nil, fmt.Errorf("search %s text: %w", k, err)
+		}
+		lists = append(lists, th)
+		if vec != nil {
+			vh, err := s.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vec, Embedder: s.Embedder.Name(), SessionID: q.SessionID, Limit: depth})
+			if err != nil {
+				return nil, fmt.Errorf("search %s vectors: %w", k, err)
+			}
+			lists = append(lists, vh)
+		}
+	}
+	return Fuse(q.Limit, lists...), nil
+}
+
+// Fuse merges ranked lists by reciprocal rank fusion (k = RRFK) and returns
+// the best limit hits. A hit is identified by kind and id; its text and
+// provenance come from the first list that has it. Ties keep the order of
+// first appearance.
+func Fuse(limit int, lists ...[]imprint.Hit) []imprint.Hit {
+	type entry struct {
+		hit   imprint.Hit
+		score float64
+		first int
+	}
+	byKey := map[string]*entry{}
+	n := 0
+	for _, l := range lists {
+		for rank, h := range l {
+			key := string(h.Kind) + "\x00" + h.ID
+			e, ok := byKey[key]
+			if !ok {
+				e = &entry{hit: h, first: n}
+				byKey[key] = e
+				n++
+			}
+			e.score += 1 / float64(RRFK+rank+1)
+		}
+	}
+	out := make([]*entry, 0, len(byKey))
+	for _, e := range byKey {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].first < out[j].first
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	hits := make([]imprint.Hit, len(out))
+	for i, e := range out {
+		hits[i] = e.hit
+		hits[i].Score = e.score
+		if hits[i].SourceMessageIDs == nil {
+			hits[i].SourceMessageIDs = []string{}
+		}
+	}
+	return hits
+}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"testing"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -24,7 +25,7 @@ func TestFuseRanksAgreementFirst(t *testing.T) {
 		}
 	}
 	want := 1.0/62 + 1.0/62
-	if got[0].ID == "b" && (got[0].Score-want) > 1e-12 {
+	if got[0].ID == "b" && math.Abs(got[0].Score-want) > 1e-12 {
 		t.Fatalf("score %v, want %v", got[0].Score, want)
 	}
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+)
+
+// App is what every subcommand uses: the loaded configuration, the scope of
+// the invocation, the standard streams, a logger, and lazily opened
+// adapters (store, LLM, embedder) that run closes when the command ends.
+//
+// Config, Logger and the scope are set before a subcommand's RunE runs.
+// Store, LLM and Embedder are safe for concurrent use.
+type App struct {
+	// Config is the configuration in effect (flags > env > file > defaults).
+	Config *Config
+	// JSON is true with --json: machine output on stdout, one object per line.
+	JSON bool
+	// Stdin, Stdout and Stderr are the command's streams. Human and JSON
+	// output go to Stdout; logs and progress to Stderr.
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Logger writes text logs to Stderr at --log-level.
+	Logger *slog.Logger
+
+	lookupEnv func(string) (string, bool)
+	flags     globalFlags
+	scope     imprint.Scope
+	started   bool // setup ran: errors after it are not usage errors
+
+	mu       sync.Mutex
+	store    imprint.Store
+	closers  []func() error
+	llmDone  bool
+	llm      imprint.LLM
+	llmErr   error
+	embDone  bool
+	embedder imprint.Embedder
+	embErr   error
+}
+
+// globalFlags are the raw values of the persistent flags.
+type globalFlags struct {
+	dataDir, config, logLevel string
+	tenant, user, agent       string
+}
+
+func newApp(lookupEnv func(string) (string, bool), stdin io.Reader, stdout, stderr io.Writer) *App {
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	return &App{
+		Stdin:     stdin,
+		Stdout:    stdout,
+		Stderr:    stderr,
+		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		lookupEnv: lookupEnv,
+		scope:     imprint.DefaultScope(),
+	}
+}
+
+// Getenv returns the environment variable key as run sees it ("" when unset).
+func (a *App) Getenv(key string) string {
+	v, _ := a.lookupEnv(key)
+	return v
+}
+
+// setup resolves the logger, the scope and the configuration. It runs before
+// every subcommand (not for help and completion).
+func (a *App) setup(cmd *cobra.Command) error {
+	if cmd.Name() == "help" || cmd.Name() == cobra.ShellCompRequestCmd || (cmd.Parent() != nil && cmd.Parent().Name() == "completion") {
+		return nil
+	}
+	a.started = true
+	level, err := parseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", "info"))
+	if err != nil {
+		return err
+	}
+	a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level}))
+	a.scope = imprint.Scope{
+		Tenant: a.pick(cmd, "tenant", a.flags.tenant, "IMPRINT_TENANT", imprint.DefaultScopePart),
+		User:   a.pick(cmd, "user", a.flags.user, "IMPRINT_USER", imprint.DefaultScopePart),
+		Agent:  a.pick(cmd, "agent", a.flags.agent, "IMPRINT_AGENT", imprint.DefaultScopePart),
+	}
+	if err := a.scope.Validate(); err != nil {
+		return err
+	}
+	src := configSource{lookupEnv: a.lookupEnv}
+	if cmd.Flags().Changed("config") {
+		src.file = a.flags.config
+	}
+	if cmd.Flags().Changed("data-dir") {
+		src.dataDir = a.flags.dataDir
+		src.dataDirSet = true
+	}
+	cfg, err := loadConfig(src)
+	if err != nil {
+		return err
+	}
+	a.Config = cfg
+	return nil
+}
+
+// pick returns the flag's value when given, else the environment's, else def.
+func (a *App) pick(cmd *cobra.Command, flag, value, env, def string) string {
+	if cmd.Flags().Changed(flag) {
+		return value
+	}
+	if v := strings.TrimSpace(a.Getenv(env)); v != "" {
+		return v
+	}
+	return def
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info", "":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, imprint.Invalidf("--log-level must be one of debug, info, warn, error, got %q", s)
+}
+
+// Scope returns the scope of this invocation: --tenant/--user/--agent, else
+// IMPRINT_TENANT/IMPRINT_USER/IMPRINT_AGENT, else "default" each.
+func (a *App) Scope() imprint.Scope { return a.scope }
+
+// Store opens the configured store on first use and returns it; later calls
+// return the same store, which run closes when the command ends. Errors:
+// ErrInvalid for a store value that is not supported, ErrUnavailable when
+// the database cannot be opened.
+func (a *App) Store(ctx context.Context) (imprint.Store, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.store != nil {
+		return a.store, nil
+	}
+	st, err := openStore(ctx, a.Config)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	a.closers = append(a.closers, st.Close)
+	return st, nil
+}
+
+// LLM returns the configured LLM client, or nil (and no error) when
+// llm.provider is none. The client is built once; every call it makes is
+// recorded in the store's call log (when the store is open) and in memory.
+func (a *App) LLM() (imprint.LLM, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.llmDone {
+		a.llm, a.llmErr = a.buildLLM()
+		a.llmDone = true
+	}
+	return a.llm, a.llmErr
+}
+
+// Embedder returns the configured embedder (cached in memory), or nil (and
+// no error) when embedding.provider is none.
+func (a *App) Embedder() (imprint.Embedder, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.embDone {
+		a.embedder, a.embErr = a.buildEmbedder()
+		a.embDone = true
+	}
+	return a.embedder, a.embErr
+}
+
+// PrintJSON writes v to Stdout as one line of JSON.
+func (a *App) PrintJSON(v any) error {
+	if err := newJSONEncoder(a.Stdout).Encode(v); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+func newJSONEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// Printf writes human output to Stdout.
+func (a *App) Printf(format string, args ...any) {
+	fmt.Fprintf(a.Stdout, format, args...)
+}
+
+// Close releases what the App opened (the store last). run calls it once
+// the command returns.
+func (a *App) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	a.closers = nil
+	a.store = nil
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+package main
+
+// hashDimensions is the dimension of the local hash embedder.
+const hashDimensions = 384

@@ -1,0 +1,281 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+var _ imprint.Store = (*DB)(nil)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is an imprint.Store on one SQLite file. It is safe for concurrent use.
+type DB struct {
+	path string
+	w    *sql.DB // one connection, BEGIN IMMEDIATE: all writes
+	r    *sql.DB // read pool
+
+	// wmu serializes write transactions together with the in-memory vector
+	// index updates that follow their commit, so the index sees writes in
+	// commit order.
+	wmu sync.Mutex
+
+	vmu  sync.Mutex
+	vecs map[vecKey]*vecIndex
+}
+
+// pragmas are set on every connection.
+var pragmas = []string{
+	"journal_mode(WAL)",
+	"busy_timeout(5000)",
+	"foreign_keys(1)",
+	"synchronous(NORMAL)",
+}
+
+func dsn(path string, write bool) string {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	if write {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the SQLite database at path with WAL,
+// a 5 s busy timeout, foreign keys and synchronous=NORMAL, and applies the
+// embedded migrations that have not run yet. It returns an error of kind
+// ErrInvalid for an empty path and ErrUnavailable when the file cannot be
+// opened or migrated.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if strings.TrimSpace(path) == "" {
+		return nil, imprint.Invalidf("sqlite path is required")
+	}
+	w, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	db := &DB{path: path, w: w, vecs: map[vecKey]*vecIndex{}}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	db.r = r
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes both connection pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Ping checks that the file is readable and fully migrated. It returns an
+// error of kind ErrUnavailable otherwise.
+func (db *DB) Ping(ctx context.Context) error {
+	var n int
+	if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations`).Scan(&n); err != nil {
+		return fmt.Errorf("ping sqlite: %w: %v", imprint.ErrUnavailable, err)
+	}
+	want, err := migrationNames()
+	if err != nil {
+		return err
+	}
+	if n < len(want) {
+		return fmt.Errorf("ping sqlite: %w: %d of %d migrations applied", imprint.ErrUnavailable, n, len(want))
+	}
+	return nil
+}
+
+type migration struct {
+	version int
+	name    string
+}
+
+func migrationNames() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("read migrations: %w", err)
+	}
+	var out []migration
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and _", name)
+		}
+		out = append(out, migration{version: v, name: name})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
+}
+
+// migrate applies each embedded migration not yet recorded, in order, each
+// in its own transaction together with its record.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w: %v", imprint.ErrUnavailable, err)
+	}
+	ms, err := migrationNames()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		body, err := migrationFiles.ReadFile("migrations/" + m.name)
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", m.name, err)
+		}
+		err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+				return nil, err
+			}
+			if n > 0 {
+				return nil, nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return nil, err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, m.name, imprint.Now().String())
+			return nil, err
+		})
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w: %v", m.name, imprint.ErrUnavailable, err)
+		}
+	}
+	return nil
+}
+
+// writeTx runs fn in a write transaction and, after a successful commit,
+// calls the function fn returned (used to update in-memory indexes).
+func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) (func(), error)) error {
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	after, err := fn(tx)
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if after != nil {
+		after()
+	}
+	return nil
+}
+
+// scopeArgs returns the values of the scope columns (tenant, user_id, agent).
+func scopeArgs(s imprint.Scope) []any { return []any{s.Tenant, s.User, s.Agent} }
+
+// scopeWhere is the scope filter for a table alias ("" for none).
+func scopeWhere(alias string) string {
+	if alias != "" {
+		alias += "."
+	}
+	return alias + "tenant = ? AND " + alias + "user_id = ? AND " + alias + "agent = ?"
+}
+
+func validScope(s imprint.Scope) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ts formats t for a TEXT column (” when zero).
+func ts(t imprint.Time) string { return t.String() }
+
+// parseTS reads a TEXT time column; ” and unparsable values are zero.
+func parseTS(s string) imprint.Time {
+	if s == "" {
+		return imprint.Time{}
+	}
+	if t, err := time.Parse(imprint.TimeLayout, s); err == nil {
+		return imprint.At(t)
+	}
+	t, _ := imprint.ParseTime(s)
+	return t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// placeholders returns "?, ?, ..." for n values.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// isUnique reports whether err is a UNIQUE or PRIMARY KEY violation.
+func isUnique(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// dbErr wraps a driver or kind error with the operation's name.
+func dbErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -1,0 +1,145 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+const episodeCols = `id, tenant, user_id, agent, workspace, session_id, status, closed_by, meta, turns, trace_ids,
+	started_at, ended_at, created_at, updated_at`
+
+func scanEpisode(row interface{ Scan(...any) error }) (imprint.Episode, error) {
+	var e imprint.Episode
+	var meta, turns, traceIDs, started, ended, created, updated string
+	if err := row.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Scope.Workspace, &e.SessionID,
+		&e.Status, &e.ClosedBy, &meta, &turns, &traceIDs, &started, &ended, &created, &updated); err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal([]byte(meta), &e.Meta); err != nil {
+		return e, fmt.Errorf("episode %s meta: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(turns), &e.Turns); err != nil {
+		return e, fmt.Errorf("episode %s turns: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(traceIDs), &e.TraceIDs); err != nil {
+		return e, fmt.Errorf("episode %s trace ids: %w", e.ID, err)
+	}
+	if e.Turns == nil {
+		e.Turns = []imprint.Turn{}
+	}
+	if e.TraceIDs == nil {
+		e.TraceIDs = []string{}
+	}
+	e.StartedAt, e.EndedAt, e.CreatedAt, e.UpdatedAt = parseTS(started), parseTS(ended), parseTS(created), parseTS(updated)
+	return e, nil
+}
+
+func validEpisode(ep imprint.Episode) error {
+	if err := validScope(ep.Scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(ep.ID) == "" {
+		return imprint.Invalidf("episode id is required")
+	}
+	if strings.TrimSpace(ep.SessionID) == "" {
+		return imprint.Invalidf("episode session_id is required")
+	}
+	return nil
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// upsertEpisode writes ep; setTraceIDs says whether an existing row's trace
+// ids are replaced. It returns ErrConflict when the id belongs to another
+// scope.
+func upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTraceIDs bool) error {
+	var owner imprint.Scope
+	err := tx.QueryRowContext(ctx, `SELECT tenant, user_id, agent FROM episodes WHERE id = ?`, ep.ID).
+		Scan(&owner.Tenant, &owner.User, &owner.Agent)
+	exists := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if exists && (owner.Tenant != ep.Scope.Tenant || owner.User != ep.Scope.User || owner.Agent != ep.Scope.Agent) {
+		return imprint.Conflictf("episode %q belongs to another scope", ep.ID)
+	}
+	meta, err := jsonText(ep.Meta)
+	if err != nil {
+		return err
+	}
+	turns := ep.Turns
+	if turns == nil {
+		turns = []imprint.Turn{}
+	}
+	turnsJSON, err := jsonText(turns)
+	if err != nil {
+		return err
+	}
+	ids := ep.TraceIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	idsJSON, err := jsonText(ids)
+	if err != nil {
+		return err
+	}
+	now := imprint.Now()
+	created, updated := ep.CreatedAt, ep.UpdatedAt
+	if created.IsZero() {
+		created = now
+	}
+	if updated.IsZero() {
+		updated = now
+	}
+	if !exists {
+		_, err = tx.ExecContext(ctx, `INSERT INTO episodes (`+episodeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Scope.Workspace, ep.SessionID, string(ep.Status),
+			string(ep.ClosedBy), meta, turnsJSON, idsJSON, ts(ep.StartedAt), ts(ep.EndedAt), ts(created), ts(updated))
+		return err
+	}
+	q := `UPDATE episodes SET workspace = ?, session_id = ?, status = ?, closed_by = ?, meta = ?, turns = ?,
+		started_at = ?, ended_at = ?, updated_at = ?`
+	args := []any{ep.Scope.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
+		ts(ep.StartedAt), ts(ep.EndedAt), ts(updated)}
+	if setTraceIDs {
+		q += `, trace_ids = ?`
+		args = append(args, idsJSON)
+	}
+	_, err = tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, ep.ID)...)
+	return err
+}
+
+// SaveEpisode inserts or updates the episode without touching its traces or
+// (for an existing episode) its trace ids. ErrConflict when the id belongs
+// to another scope; ErrInvalid for a missing scope, id or session id.
+func (db *DB) SaveEpisode(ctx context.Context, ep imprint.Episode) error {
+	if err := validEpisode(ep); err != nil {
+		return err
+	}
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		return nil, upsertEpisode(ctx, tx, ep, false)
+	})
+	return dbErr("save episode", err)
+}
+
+// GetEpisode returns the episode, or ErrNotFound when it is not in scope.
+func (db *DB) GetEpisode(ctx context.Context, scope imprint.Scope, id string) (imprint.Episode, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Episode{}, err
+	}
+	e, err := scanEpisode(db.r.QueryRowContext(ctx, `SELECT `+episodeCols+` FROM episodes WHERE id = ? AND `+scopeWhere(""),
+		append([]any{id}, scopeArgs(scope)...)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, imprint.NotFoundf("episode %q not found", id)
+	}
+	return e, dbErr("get episode", err)
+}

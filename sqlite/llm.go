@@ -1,0 +1,45 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// RecordLLMCall appends c to the call log; a zero At is the current time.
+func (db *DB) RecordLLMCall(ctx context.Context, c imprint.LLMCall) error {
+	if c.At.IsZero() {
+		c.At = imprint.Now()
+	}
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (op, provider, model, prompt_tokens, completion_tokens,
+			estimated, latency_ms, outcome, attempt, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.Op, c.Provider, c.Model, c.PromptTokens, c.CompletionTokens, boolInt(c.TokensEstimated),
+			c.Latency.Milliseconds(), c.Outcome, c.Attempt, ts(c.At))
+		return nil, err
+	})
+	return dbErr("record llm call", err)
+}
+
+// LLMUsageByOp sums the calls recorded at or after since, by op. A call
+// whose outcome is not "ok" counts as an error.
+func (db *DB) LLMUsageByOp(ctx context.Context, since time.Time) (map[string]imprint.LLMUsage, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT op, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens),
+		SUM(outcome <> 'ok'), SUM(latency_ms) FROM llm_calls WHERE at >= ? GROUP BY op`, ts(imprint.At(since)))
+	if err != nil {
+		return nil, dbErr("llm usage", err)
+	}
+	defer rows.Close()
+	out := map[string]imprint.LLMUsage{}
+	for rows.Next() {
+		var op string
+		var u imprint.LLMUsage
+		if err := rows.Scan(&op, &u.Calls, &u.PromptTokens, &u.CompletionTokens, &u.Errors, &u.LatencyMS); err != nil {
+			return nil, dbErr("llm usage", err)
+		}
+		out[op] = u
+	}
+	return out, dbErr("llm usage", rows.Err())
+}

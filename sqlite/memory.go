@@ -1,0 +1,288 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/vector"
+)
+
+const memoryCols = `m.rid, m.id, m.tenant, m.user_id, m.agent, m.workspace, m.session_id, m.content, m.type, m.priority,
+	m.scene_name, m.source_message_ids, m.metadata, m.timestamps, m.created_at, m.updated_at, m.version,
+	m.superseded_by, m.supersedes, m.extractor, m.content_hash, m.vec, m.embedder`
+
+func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
+	var m imprint.Memory
+	var rid int64
+	var src, meta, stamps, created, updated, sups string
+	var supBy sql.NullString
+	var vec []byte
+	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+		&m.Content, &m.Type, &m.Priority, &m.SceneName, &src, &meta, &stamps, &created, &updated, &m.Version,
+		&supBy, &sups, &m.Extractor, &m.ContentHash, &vec, &m.Embedder); err != nil {
+		return m, err
+	}
+	for _, f := range []struct {
+		name string
+		text string
+		dst  any
+	}{{"source_message_ids", src, &m.SourceMessageIDs}, {"metadata", meta, &m.Metadata},
+		{"timestamps", stamps, &m.Timestamps}, {"supersedes", sups, &m.Supersedes}} {
+		if err := json.Unmarshal([]byte(f.text), f.dst); err != nil {
+			return m, fmt.Errorf("memory %s %s: %w", m.ID, f.name, err)
+		}
+	}
+	if m.SourceMessageIDs == nil {
+		m.SourceMessageIDs = []string{}
+	}
+	if m.Timestamps == nil {
+		m.Timestamps = []imprint.Time{}
+	}
+	if m.Supersedes == nil {
+		m.Supersedes = []string{}
+	}
+	if supBy.Valid {
+		m.SupersededBy = &supBy.String
+	}
+	m.CreatedAt, m.UpdatedAt = parseTS(created), parseTS(updated)
+	if len(vec) > 0 {
+		v, err := vector.Decode(vec)
+		if err != nil {
+			return m, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		m.Vec = v
+	}
+	return m, nil
+}
+
+// PutMemory writes m (row, keyword indexes, vector) and marks each id in
+// supersede as superseded by m, in one transaction. Writing an existing id
+// of the same scope replaces it. ErrConflict when m's id belongs to another
+// scope or a target is already superseded or not in scope; ErrInvalid for a
+// missing scope, id, content or type.
+func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
+	if err := validScope(m.Scope); err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(m.ID) == "":
+		return imprint.Invalidf("memory id is required")
+	case strings.TrimSpace(m.Content) == "":
+		return imprint.Invalidf("memory content is required")
+	case !m.Type.Valid():
+		return imprint.Invalidf("memory type %q is not persona, episodic or instruction", m.Type)
+	}
+	for _, id := range supersede {
+		if id == m.ID {
+			return imprint.Invalidf("memory %q cannot supersede itself", id)
+		}
+	}
+	now := imprint.Now()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	if len(m.Supersedes) == 0 && len(supersede) > 0 {
+		m.Supersedes = supersede
+	}
+	enc := func(v any, empty string) (string, error) {
+		s, err := jsonText(v)
+		if s == "null" {
+			s = empty
+		}
+		return s, err
+	}
+	src, err1 := enc(m.SourceMessageIDs, "[]")
+	meta, err2 := enc(m.Metadata, "{}")
+	stamps, err3 := enc(m.Timestamps, "[]")
+	sups, err4 := enc(m.Supersedes, "[]")
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return fmt.Errorf("put memory: %w", err)
+	}
+	var supBy any
+	if m.SupersededBy != nil {
+		supBy = *m.SupersededBy
+	}
+	var rid int64
+	var targets []int64
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		targets = targets[:0]
+		fts, err := newFTSWriter(ctx, tx, "memory")
+		if err != nil {
+			return nil, err
+		}
+		defer fts.close()
+		var owner imprint.Scope
+		err = tx.QueryRowContext(ctx, `SELECT rid, tenant, user_id, agent FROM memories WHERE id = ?`, m.ID).
+			Scan(&rid, &owner.Tenant, &owner.User, &owner.Agent)
+		exists := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		if exists && (owner.Tenant != m.Scope.Tenant || owner.User != m.Scope.User || owner.Agent != m.Scope.Agent) {
+			return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
+		}
+		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
+			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
+			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec)}
+		if exists {
+			_, err = tx.ExecContext(ctx, `UPDATE memories SET tenant = ?, user_id = ?, agent = ?, workspace = ?,
+				session_id = ?, content = ?, type = ?, priority = ?, scene_name = ?, source_message_ids = ?, metadata = ?,
+				timestamps = ?, created_at = ?, updated_at = ?, version = ?, superseded_by = ?, supersedes = ?,
+				extractor = ?, content_hash = ?, vec = ?, embedder = ?, dim = ? WHERE rid = ?`, append(vals, rid)...)
+			if err == nil {
+				err = fts.remove(ctx, rid)
+			}
+		} else {
+			var r sql.Result
+			r, err = tx.ExecContext(ctx, `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
+				type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
+				superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, id)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(vals, m.ID)...)
+			if err == nil {
+				rid, err = r.LastInsertId()
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		// Only live memories are in the keyword index.
+		if m.SupersededBy == nil {
+			if err := fts.insert(ctx, rid, m.Content); err != nil {
+				return nil, err
+			}
+		}
+		for _, id := range supersede {
+			var trid int64
+			err := tx.QueryRowContext(ctx, `UPDATE memories SET superseded_by = ?
+				WHERE id = ? AND `+scopeWhere("")+` AND superseded_by IS NULL RETURNING rid`,
+				append([]any{m.ID, id}, scopeArgs(m.Scope)...)...).Scan(&trid)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, imprint.Conflictf("memory %q is already superseded or not in scope", id)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := fts.remove(ctx, trid); err != nil {
+				return nil, err
+			}
+			targets = append(targets, trid)
+		}
+		return func() {
+			db.vecRemove(imprint.KindMemory, rid)
+			if len(m.Vec) > 0 {
+				db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, m.SupersededBy == nil, m.Vec)
+			}
+			for _, t := range targets {
+				db.vecRemove(imprint.KindMemory, t)
+			}
+		}, nil
+	})
+	return dbErr("put memory", err)
+}
+
+func (db *DB) queryMemories(ctx context.Context, op, q string, args ...any) ([]imprint.Memory, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	defer rows.Close()
+	out := []imprint.Memory{}
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, dbErr(op, err)
+		}
+		out = append(out, m)
+	}
+	return out, dbErr(op, rows.Err())
+}
+
+// GetMemory returns the memory (live or superseded), or ErrNotFound when it
+// is not in scope.
+func (db *DB) GetMemory(ctx context.Context, scope imprint.Scope, id string) (imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Memory{}, err
+	}
+	m, err := scanMemory(db.r.QueryRowContext(ctx, `SELECT `+memoryCols+` FROM memories m WHERE m.id = ? AND `+scopeWhere("m"),
+		append([]any{id}, scopeArgs(scope)...)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, imprint.NotFoundf("memory %q not found", id)
+	}
+	return m, dbErr("get memory", err)
+}
+
+// ListMemories returns the scope's memories newest first by UpdatedAt;
+// superseded ones only with f.AllVersions. Limit 0 means 100.
+func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.MemoryFilter) ([]imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	q := `SELECT ` + memoryCols + ` FROM memories m WHERE ` + scopeWhere("m")
+	args := scopeArgs(scope)
+	if f.SessionID != "" {
+		q += ` AND m.session_id = ?`
+		args = append(args, f.SessionID)
+	}
+	if f.Type != "" {
+		q += ` AND m.type = ?`
+		args = append(args, string(f.Type))
+	}
+	if !f.AllVersions {
+		q += ` AND m.superseded_by IS NULL`
+	}
+	q += ` ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`
+	return db.queryMemories(ctx, "list memories", q, append(args, f.Limit)...)
+}
+
+// FindMemoryByHash returns the scope's live memories whose content hash is
+// hash, through the live-hash index.
+func (db *DB) FindMemoryByHash(ctx context.Context, scope imprint.Scope, hash string) ([]imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if hash == "" {
+		return []imprint.Memory{}, nil
+	}
+	return db.queryMemories(ctx, "find memory by hash", `SELECT `+memoryCols+` FROM memories m
+		WHERE `+scopeWhere("m")+` AND m.content_hash = ? AND m.superseded_by IS NULL ORDER BY m.rid`,
+		append(scopeArgs(scope), hash)...)
+}
+
+// MemoryHistory returns the versions id supersedes, transitively, newest
+// first. ErrNotFound when id is not in scope.
+func (db *DB) MemoryHistory(ctx context.Context, scope imprint.Scope, id string) ([]imprint.Memory, error) {
+	if _, err := db.GetMemory(ctx, scope, id); err != nil {
+		return nil, err
+	}
+	args := append([]any{id}, scopeArgs(scope)...)
+	args = append(args, scopeArgs(scope)...)
+	return db.queryMemories(ctx, "memory history", `WITH RECURSIVE older(id) AS (
+			SELECT id FROM memories WHERE superseded_by = ? AND `+scopeWhere("")+`
+			UNION
+			SELECT m.id FROM memories m JOIN older o ON m.superseded_by = o.id
+		)
+		SELECT `+memoryCols+` FROM memories m JOIN older o ON o.id = m.id WHERE `+scopeWhere("m")+`
+		ORDER BY m.updated_at DESC, m.version DESC, m.rid DESC`, args...)
+}
+
+// CountMemories counts the scope's live memories.
+func (db *DB) CountMemories(ctx context.Context, scope imprint.Scope) (int, error) {
+	if err := validScope(scope); err != nil {
+		return 0, err
+	}
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+scopeWhere("")+` AND superseded_by IS NULL`,
+		scopeArgs(scope)...).Scan(&n)
+	return n, dbErr("count memories", err)
+}

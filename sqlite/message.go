@@ -1,0 +1,261 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/vector"
+)
+
+const messageCols = `seq, tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, vec, embedder`
+
+func scanMessage(row interface{ Scan(...any) error }) (imprint.Message, error) {
+	var m imprint.Message
+	var tsS, rec string
+	var vec []byte
+	if err := row.Scan(&m.Seq, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+		&m.ID, &m.Role, &m.Content, &tsS, &rec, &m.Speaker, &vec, &m.Embedder); err != nil {
+		return m, err
+	}
+	m.Timestamp, m.RecordedAt = parseTS(tsS), parseTS(rec)
+	if len(vec) > 0 {
+		v, err := vector.Decode(vec)
+		if err != nil {
+			return m, fmt.Errorf("message %s: %w", m.ID, err)
+		}
+		m.Vec = v
+	}
+	return m, nil
+}
+
+// AppendMessages records msgs in one transaction, skipping ids already
+// recorded for the session. It creates the session when needed and adds the
+// recorded user messages to its round count. ErrInvalid for an empty scope,
+// session id or message id.
+func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (imprint.AppendResult, error) {
+	var res imprint.AppendResult
+	if err := validScope(scope); err != nil {
+		return res, err
+	}
+	if strings.TrimSpace(sessionID) == "" {
+		return res, imprint.Invalidf("session_id is required")
+	}
+	for i, m := range msgs {
+		if strings.TrimSpace(m.ID) == "" {
+			return res, imprint.Invalidf("messages[%d].id is required", i)
+		}
+	}
+	now := imprint.Now()
+	type added struct {
+		seq int64
+		m   imprint.Message
+	}
+	var vecAdds []added
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		res = imprint.AppendResult{}
+		vecAdds = vecAdds[:0]
+		if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
+			return nil, err
+		}
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages
+			(tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, vec, embedder, dim)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING`)
+		if err != nil {
+			return nil, err
+		}
+		defer ins.Close()
+		fts, err := newFTSWriter(ctx, tx, "message")
+		if err != nil {
+			return nil, err
+		}
+		defer fts.close()
+		seen := map[string]bool{}
+		rounds := 0
+		for _, m := range msgs {
+			if seen[m.ID] {
+				res.Duplicates = append(res.Duplicates, m.ID)
+				continue
+			}
+			seen[m.ID] = true
+			rec := m.RecordedAt
+			if rec.IsZero() {
+				rec = now
+			}
+			var blob []byte
+			emb := ""
+			if len(m.Vec) > 0 {
+				blob, emb = vector.Encode(m.Vec), m.Embedder
+			}
+			r, err := ins.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, m.ID,
+				string(m.Role), m.Content, ts(m.Timestamp), ts(rec), m.Speaker, blob, emb, len(m.Vec))
+			if err != nil {
+				return nil, err
+			}
+			if n, _ := r.RowsAffected(); n == 0 {
+				res.Duplicates = append(res.Duplicates, m.ID)
+				continue
+			}
+			seq, err := r.LastInsertId()
+			if err != nil {
+				return nil, err
+			}
+			if err := fts.insert(ctx, seq, m.Content); err != nil {
+				return nil, err
+			}
+			res.Inserted = append(res.Inserted, m.ID)
+			if m.Role == imprint.RoleUser {
+				rounds++
+			}
+			if len(m.Vec) > 0 {
+				vecAdds = append(vecAdds, added{seq, m})
+			}
+		}
+		if rounds > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + ?, updated_at = ?
+				WHERE `+scopeWhere("")+` AND id = ?`, append(append([]any{rounds, ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
+				return nil, err
+			}
+		}
+		s, err := getSession(ctx, tx, scope, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		res.Session = s
+		return func() {
+			for _, a := range vecAdds {
+				db.vecUpsert(imprint.KindMessage, a.m.Embedder, a.seq, a.m.ID, scope, sessionID, true, a.m.Vec)
+			}
+		}, nil
+	})
+	if err != nil {
+		return imprint.AppendResult{}, dbErr("append messages", err)
+	}
+	return res, nil
+}
+
+// GetMessage returns the message, or ErrNotFound when it is not in scope.
+func (db *DB) GetMessage(ctx context.Context, scope imprint.Scope, sessionID, id string) (imprint.Message, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Message{}, err
+	}
+	row := db.r.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE `+scopeWhere("")+` AND session_id = ? AND id = ?`,
+		append(scopeArgs(scope), sessionID, id)...)
+	m, err := scanMessage(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, imprint.NotFoundf("message %q not found", id)
+	}
+	return m, dbErr("get message", err)
+}
+
+func (db *DB) queryMessages(ctx context.Context, op, where string, args ...any) ([]imprint.Message, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+messageCols+` FROM messages WHERE `+where, args...)
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	defer rows.Close()
+	out := []imprint.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, dbErr(op, err)
+		}
+		out = append(out, m)
+	}
+	return out, dbErr(op, rows.Err())
+}
+
+// PendingMessages returns up to limit messages after the session's
+// extraction cursor, oldest first (all of them when limit <= 0).
+func (db *DB) PendingMessages(ctx context.Context, scope imprint.Scope, sessionID string, limit int) ([]imprint.Message, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	args := append(scopeArgs(scope), sessionID)
+	args = append(args, append(scopeArgs(scope), sessionID, limit)...)
+	return db.queryMessages(ctx, "pending messages", scopeWhere("")+` AND session_id = ?
+		AND seq > COALESCE((SELECT cursor_seq FROM sessions WHERE `+scopeWhere("")+` AND id = ?), 0)
+		ORDER BY seq LIMIT ?`, args...)
+}
+
+// CountPending counts the session's messages after its cursor.
+func (db *DB) CountPending(ctx context.Context, scope imprint.Scope, sessionID string) (int, error) {
+	if err := validScope(scope); err != nil {
+		return 0, err
+	}
+	args := append(scopeArgs(scope), sessionID)
+	args = append(args, append(scopeArgs(scope), sessionID)...)
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE `+scopeWhere("")+` AND session_id = ?
+		AND seq > COALESCE((SELECT cursor_seq FROM sessions WHERE `+scopeWhere("")+` AND id = ?), 0)`, args...).Scan(&n)
+	return n, dbErr("count pending", err)
+}
+
+// MessagesBefore returns up to limit of the newest messages with Seq below
+// beforeSeq, oldest first.
+func (db *DB) MessagesBefore(ctx context.Context, scope imprint.Scope, sessionID string, beforeSeq int64, limit int) ([]imprint.Message, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return []imprint.Message{}, nil
+	}
+	out, err := db.queryMessages(ctx, "messages before", scopeWhere("")+` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+		append(scopeArgs(scope), sessionID, beforeSeq, limit)...)
+	slices.Reverse(out)
+	return out, err
+}
+
+// SetMessageVectors stores vectors for the session's messages that have
+// none; messages that already have one, or are not in scope, are left alone.
+func (db *DB) SetMessageVectors(ctx context.Context, scope imprint.Scope, sessionID string, vecs map[string][]float32, embedder string) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(embedder) == "" {
+		return imprint.Invalidf("embedder is required")
+	}
+	type set struct {
+		seq int64
+		id  string
+		v   []float32
+	}
+	var done []set
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		done = done[:0]
+		st, err := tx.PrepareContext(ctx, `UPDATE messages SET vec = ?, embedder = ?, dim = ?
+			WHERE `+scopeWhere("")+` AND session_id = ? AND id = ? AND vec IS NULL RETURNING seq`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		for id, v := range vecs {
+			if len(v) == 0 {
+				continue
+			}
+			var seq int64
+			err := st.QueryRowContext(ctx, append([]any{vector.Encode(v), embedder, len(v)}, append(scopeArgs(scope), sessionID, id)...)...).Scan(&seq)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			done = append(done, set{seq, id, v})
+		}
+		return func() {
+			for _, d := range done {
+				db.vecUpsert(imprint.KindMessage, embedder, d.seq, d.id, scope, sessionID, true, d.v)
+			}
+		}, nil
+	})
+	return dbErr("set message vectors", err)
+}

@@ -1,0 +1,120 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+const sessionCols = `tenant, user_id, agent, workspace, id, cursor_seq, last_scene_name, rounds_since_extraction,
+	extraction_due, last_extracted_at, created_at, updated_at`
+
+func scanSession(row interface{ Scan(...any) error }) (imprint.Session, error) {
+	var s imprint.Session
+	var due int
+	var last, created, updated string
+	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Scope.Workspace, &s.ID, &s.Cursor,
+		&s.LastSceneName, &s.RoundsSinceExtraction, &due, &last, &created, &updated)
+	s.ExtractionDue = due != 0
+	s.LastExtractedAt, s.CreatedAt, s.UpdatedAt = parseTS(last), parseTS(created), parseTS(updated)
+	return s, err
+}
+
+func ensureSession(ctx context.Context, q querier, scope imprint.Scope, id string, now imprint.Time) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, agent, id) DO NOTHING`,
+		scope.Tenant, scope.User, scope.Agent, scope.Workspace, id, ts(now), ts(now))
+	return err
+}
+
+func getSession(ctx context.Context, q querier, scope imprint.Scope, id string) (imprint.Session, error) {
+	s, err := scanSession(q.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE `+scopeWhere("")+` AND id = ?`,
+		append(scopeArgs(scope), id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, imprint.NotFoundf("session %q not found", id)
+	}
+	return s, err
+}
+
+// GetSession returns the session, or ErrNotFound when it is not in scope.
+func (db *DB) GetSession(ctx context.Context, scope imprint.Scope, id string) (imprint.Session, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Session{}, err
+	}
+	s, err := getSession(ctx, db.r, scope, id)
+	return s, dbErr("get session", err)
+}
+
+// ListSessions returns the scope's sessions, oldest first.
+func (db *DB) ListSessions(ctx context.Context, scope imprint.Scope) ([]imprint.Session, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE `+scopeWhere("")+` ORDER BY created_at, rid`, scopeArgs(scope)...)
+	if err != nil {
+		return nil, dbErr("list sessions", err)
+	}
+	defer rows.Close()
+	out := []imprint.Session{}
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, dbErr("list sessions", err)
+		}
+		out = append(out, s)
+	}
+	return out, dbErr("list sessions", rows.Err())
+}
+
+// AdvanceCursor moves the cursor to toSeq (never backwards), records the
+// scene and extraction time, and resets the round count and due flag.
+// ErrNotFound when the session is not in scope.
+func (db *DB) AdvanceCursor(ctx context.Context, scope imprint.Scope, sessionID string, toSeq int64, lastScene string, at time.Time) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	now := imprint.Now()
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		r, err := tx.ExecContext(ctx, `UPDATE sessions SET cursor_seq = MAX(cursor_seq, ?), last_scene_name = ?,
+			last_extracted_at = ?, rounds_since_extraction = 0, extraction_due = 0, updated_at = ?
+			WHERE `+scopeWhere("")+` AND id = ?`,
+			append([]any{toSeq, lastScene, ts(imprint.At(at)), ts(now)}, append(scopeArgs(scope), sessionID)...)...)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return nil, imprint.NotFoundf("session %q not found", sessionID)
+		}
+		return nil, nil
+	})
+	return dbErr("advance cursor", err)
+}
+
+// MarkExtractionDue sets or clears the session's due flag. ErrNotFound when
+// the session is not in scope.
+func (db *DB) MarkExtractionDue(ctx context.Context, scope imprint.Scope, sessionID string, due bool) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		r, err := tx.ExecContext(ctx, `UPDATE sessions SET extraction_due = ?, updated_at = ? WHERE `+scopeWhere("")+` AND id = ?`,
+			append([]any{boolInt(due), ts(imprint.Now())}, append(scopeArgs(scope), sessionID)...)...)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return nil, imprint.NotFoundf("session %q not found", sessionID)
+		}
+		return nil, nil
+	})
+	return dbErr("mark extraction due", err)
+}

@@ -1,0 +1,275 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/vector"
+)
+
+const traceCols = `t.rid, t.id, t.episode_id, t.tenant, t.user_id, t.agent, t.workspace, t.session_id, t.step_key, t.step_index,
+	t.ts, t.user_text, t.agent_text, t.tool_calls, t.reflection, t.reflection_source, t.alpha, t.usable, t.value,
+	t.priority, t.r_human, t.depth, t.is_subagent, t.truncated, t.vec_summary, t.vec_action, t.embedder, t.created_at`
+
+func scanTrace(row interface{ Scan(...any) error }) (imprint.Trace, error) {
+	var t imprint.Trace
+	var rid int64
+	var tsS, tools, created string
+	var refl sql.NullString
+	var rh sql.NullFloat64
+	var usable, sub, trunc int
+	var vs, va []byte
+	if err := row.Scan(&rid, &t.ID, &t.EpisodeID, &t.Scope.Tenant, &t.Scope.User, &t.Scope.Agent, &t.Scope.Workspace,
+		&t.SessionID, &t.StepKey, &t.StepIndex, &tsS, &t.UserText, &t.AgentText, &tools, &refl, &t.ReflectionSource,
+		&t.Alpha, &usable, &t.Value, &t.Priority, &rh, &t.Depth, &sub, &trunc, &vs, &va, &t.Embedder, &created); err != nil {
+		return t, err
+	}
+	t.TS, t.CreatedAt = parseTS(tsS), parseTS(created)
+	if err := json.Unmarshal([]byte(tools), &t.ToolCalls); err != nil {
+		return t, fmt.Errorf("trace %s tool calls: %w", t.ID, err)
+	}
+	if t.ToolCalls == nil {
+		t.ToolCalls = []imprint.ToolCall{}
+	}
+	if refl.Valid {
+		t.Reflection = &refl.String
+	}
+	if rh.Valid {
+		t.RHuman = &rh.Float64
+	}
+	t.Usable, t.IsSubagent, t.Truncated = usable != 0, sub != 0, trunc != 0
+	var err error
+	if len(vs) > 0 {
+		if t.VecSummary, err = vector.Decode(vs); err != nil {
+			return t, fmt.Errorf("trace %s: %w", t.ID, err)
+		}
+	}
+	if len(va) > 0 {
+		if t.VecAction, err = vector.Decode(va); err != nil {
+			return t, fmt.Errorf("trace %s: %w", t.ID, err)
+		}
+	}
+	t.HasVecSummary, t.HasVecAction = len(t.VecSummary) > 0, len(t.VecAction) > 0
+	return t, nil
+}
+
+// traceText is what the keyword index holds for a trace: user text, agent
+// text, reflection and tool names.
+func traceText(t imprint.Trace) string {
+	parts := []string{t.UserText, t.AgentText}
+	if t.Reflection != nil {
+		parts = append(parts, *t.Reflection)
+	}
+	for _, c := range t.ToolCalls {
+		parts = append(parts, c.Name)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func blobOrNil(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return vector.Encode(v)
+}
+
+// SaveCapture writes the episode and its traces in one transaction: traces
+// are upserted by step key, traces of vanished steps are deleted, and the
+// episode's trace ids become the traces' ids in order. ErrConflict when the
+// episode (or a trace id) belongs to another scope or episode.
+func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []imprint.Trace) error {
+	if err := validEpisode(ep); err != nil {
+		return err
+	}
+	ids := make([]string, len(traces))
+	keys := map[string]bool{}
+	for i, t := range traces {
+		if strings.TrimSpace(t.ID) == "" {
+			return imprint.Invalidf("traces[%d].id is required", i)
+		}
+		if strings.TrimSpace(t.StepKey) == "" {
+			return imprint.Invalidf("traces[%d].step_key is required", i)
+		}
+		if keys[t.StepKey] {
+			return imprint.Invalidf("traces[%d].step_key %q is repeated", i, t.StepKey)
+		}
+		keys[t.StepKey] = true
+		ids[i] = t.ID
+	}
+	ep.TraceIDs = ids
+	now := imprint.Now()
+	type applied struct {
+		rid int64
+		t   imprint.Trace
+	}
+	var written []applied
+	var removed []int64
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		written, removed = written[:0], removed[:0]
+		if err := upsertEpisode(ctx, tx, ep, true); err != nil {
+			return nil, err
+		}
+		existing := map[string]int64{}
+		rows, err := tx.QueryContext(ctx, `SELECT rid, step_key FROM traces WHERE episode_id = ?`, ep.ID)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var rid int64
+			var key string
+			if err := rows.Scan(&rid, &key); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			existing[key] = rid
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		fts, err := newFTSWriter(ctx, tx, "trace")
+		if err != nil {
+			return nil, err
+		}
+		defer fts.close()
+		// Vanished steps go first, so a surviving step may take over an id.
+		for key, rid := range existing {
+			if keys[key] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE rid = ?`, rid); err != nil {
+				return nil, err
+			}
+			if err := fts.remove(ctx, rid); err != nil {
+				return nil, err
+			}
+			removed = append(removed, rid)
+		}
+		for _, t := range traces {
+			t.EpisodeID, t.SessionID, t.Scope = ep.ID, ep.SessionID, ep.Scope
+			if t.CreatedAt.IsZero() {
+				t.CreatedAt = now
+			}
+			tools := t.ToolCalls
+			if tools == nil {
+				tools = []imprint.ToolCall{}
+			}
+			toolsJSON, err := jsonText(tools)
+			if err != nil {
+				return nil, err
+			}
+			var refl any
+			if t.Reflection != nil {
+				refl = *t.Reflection
+			}
+			var rh any
+			if t.RHuman != nil {
+				rh = *t.RHuman
+			}
+			dim := max(len(t.VecSummary), len(t.VecAction))
+			vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Scope.Workspace, t.SessionID, t.StepIndex,
+				ts(t.TS), t.UserText, t.AgentText, toolsJSON, refl, string(t.ReflectionSource), t.Alpha, boolInt(t.Usable),
+				t.Value, t.Priority, rh, t.Depth, boolInt(t.IsSubagent), boolInt(t.Truncated),
+				blobOrNil(t.VecSummary), blobOrNil(t.VecAction), t.Embedder, dim}
+			rid, ok := existing[t.StepKey]
+			if ok {
+				_, err = tx.ExecContext(ctx, `UPDATE traces SET id = ?, tenant = ?, user_id = ?, agent = ?, workspace = ?,
+					session_id = ?, step_index = ?, ts = ?, user_text = ?, agent_text = ?, tool_calls = ?, reflection = ?,
+					reflection_source = ?, alpha = ?, usable = ?, value = ?, priority = ?, r_human = ?, depth = ?,
+					is_subagent = ?, truncated = ?, vec_summary = ?, vec_action = ?, embedder = ?, dim = ?
+					WHERE rid = ?`, append(vals, rid)...)
+				if err == nil {
+					err = fts.replace(ctx, rid, traceText(t))
+				}
+			} else {
+				var r sql.Result
+				r, err = tx.ExecContext(ctx, `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
+					step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable, value,
+					priority, r_human, depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim,
+					episode_id, step_key, created_at)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					append(vals, ep.ID, t.StepKey, ts(t.CreatedAt))...)
+				if err == nil {
+					rid, err = r.LastInsertId()
+				}
+				if err == nil {
+					err = fts.insert(ctx, rid, traceText(t))
+				}
+			}
+			if isUnique(err) {
+				return nil, imprint.Conflictf("trace id %q belongs to another step or episode", t.ID)
+			}
+			if err != nil {
+				return nil, err
+			}
+			written = append(written, applied{rid, t})
+		}
+		return func() {
+			for _, rid := range removed {
+				db.vecRemove(imprint.KindTrace, rid)
+			}
+			for _, a := range written {
+				db.vecRemove(imprint.KindTrace, a.rid)
+				if a.t.Embedder != "" {
+					db.vecUpsert(imprint.KindTrace, a.t.Embedder, a.rid, a.t.ID, a.t.Scope, a.t.SessionID, true,
+						a.t.VecSummary, a.t.VecAction)
+				}
+			}
+		}, nil
+	})
+	return dbErr("save capture", err)
+}
+
+// GetTrace returns the trace, or ErrNotFound when it is not in scope.
+func (db *DB) GetTrace(ctx context.Context, scope imprint.Scope, id string) (imprint.Trace, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Trace{}, err
+	}
+	t, err := scanTrace(db.r.QueryRowContext(ctx, `SELECT `+traceCols+` FROM traces t WHERE t.id = ? AND `+scopeWhere("t"),
+		append([]any{id}, scopeArgs(scope)...)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, imprint.NotFoundf("trace %q not found", id)
+	}
+	return t, dbErr("get trace", err)
+}
+
+// ListTraces returns the scope's traces in step order: episodes in the order
+// they were created, steps by index. Limit 0 means 100.
+func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.TraceFilter) ([]imprint.Trace, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	q := `SELECT ` + traceCols + ` FROM traces t JOIN episodes e ON e.id = t.episode_id WHERE ` + scopeWhere("t")
+	args := scopeArgs(scope)
+	if f.EpisodeID != "" {
+		q += ` AND t.episode_id = ?`
+		args = append(args, f.EpisodeID)
+	}
+	if f.SessionID != "" {
+		q += ` AND t.session_id = ?`
+		args = append(args, f.SessionID)
+	}
+	q += ` ORDER BY e.created_at, e.id, t.step_index, t.rid LIMIT ?`
+	rows, err := db.r.QueryContext(ctx, q, append(args, f.Limit)...)
+	if err != nil {
+		return nil, dbErr("list traces", err)
+	}
+	defer rows.Close()
+	out := []imprint.Trace{}
+	for rows.Next() {
+		t, err := scanTrace(rows)
+		if err != nil {
+			return nil, dbErr("list traces", err)
+		}
+		out = append(out, t)
+	}
+	return out, dbErr("list traces", rows.Err())
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/llm"
 )
 
 // App is what every subcommand uses: the loaded configuration, the scope of
@@ -38,6 +39,9 @@ type App struct {
 	flags     globalFlags
 	scope     imprint.Scope
 	started   bool // setup ran: errors after it are not usage errors
+
+	// recorder receives every LLM call attempt (see LLMCalls).
+	recorder callRecorder
 
 	mu       sync.Mutex
 	store    imprint.Store
@@ -156,7 +160,11 @@ func (a *App) Store(ctx context.Context) (imprint.Store, error) {
 		return nil, err
 	}
 	a.store = st
-	a.closers = append(a.closers, st.Close)
+	a.recorder.store.Store(&storeRef{st})
+	a.closers = append(a.closers, func() error {
+		a.recorder.store.Store(nil)
+		return st.Close()
+	})
 	return st, nil
 }
 
@@ -172,6 +180,11 @@ func (a *App) LLM() (imprint.LLM, error) {
 	}
 	return a.llm, a.llmErr
 }
+
+// LLMCalls returns the in-memory record of every LLM call attempt made
+// through a.LLM() in this invocation (for usage summaries); the same calls
+// go to the store's call log when the store is open.
+func (a *App) LLMCalls() *llm.MemoryRecorder { return &a.recorder.mem }
 
 // Embedder returns the configured embedder (cached in memory), or nil (and
 // no error) when embedding.provider is none.

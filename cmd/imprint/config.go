@@ -18,7 +18,7 @@ import (
 )
 
 // Config is imprint's configuration (CONTRACTS.md §1). Every field is a key
-// of configKeys; Load fills it from defaults, the config file, the
+// of configKeys; loadConfig fills it from defaults, the config file, the
 // environment and flags, in rising precedence.
 type Config struct {
 	// DataDir holds the SQLite file, JSONL shards and logs.
@@ -297,7 +297,7 @@ func (k configKey) value(c *Config) string {
 	case *bool:
 		return strconv.FormatBool(*p)
 	case *time.Duration:
-		return p.String()
+		return formatDuration(*p)
 	case *float64:
 		return strconv.FormatFloat(*p, 'g', -1, 64)
 	}
@@ -690,4 +690,16 @@ type ConfigEntry struct {
 	Env    string `json:"env"`
 	Value  string `json:"value"`
 	Source string `json:"source"`
+}
+
+// formatDuration writes d as a config value: 45s, 10m, 1h30m.
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -2,35 +2,124 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/embedding"
+	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/llm/anthropic"
+	"github.com/imprint-dev/imprint/llm/openai"
+	"github.com/imprint-dev/imprint/redact"
+	"github.com/imprint-dev/imprint/sqlite"
 )
 
-// openStore opens the store named by cfg.Store.
-// TODO(helper-2): switch to sqlite.Open(ctx, filepath.Join(cfg.DataDir, "imprint.db")) once /work/main/sqlite compiles.
+// This file is the only place that picks concrete adapters for the
+// configuration.
+
+// dbFileName is the SQLite file inside the data dir.
+const dbFileName = "imprint.db"
+
+// embeddingCacheSize is how many vectors the embedder cache keeps.
+const embeddingCacheSize = 4096
+
+// openStore opens the store named by cfg.Store, creating the data dir when
+// needed. ErrInvalid for a postgres:// URL (not supported yet).
 func openStore(ctx context.Context, cfg *Config) (imprint.Store, error) {
-	_ = ctx
 	if isPostgresURL(cfg.Store) {
-		return nil, imprint.Invalidf("store: postgres is not supported yet; use sqlite")
+		return nil, imprint.Invalidf("config store (%s): postgres is not supported yet; use store: sqlite", cfg.Source("store"))
 	}
-	return nil, errors.New("open store: sqlite store not wired yet (TODO)")
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open store: create data dir: %w: %v", imprint.ErrUnavailable, err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, dbFileName))
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return db, nil
 }
 
-// buildLLM builds the LLM client for cfg.LLM; nil when the provider is none.
-// TODO: wire llm.New(openai.New|anthropic.New) once llm/ compiles.
+// buildLLM builds the LLM client for a.Config.LLM; nil when the provider
+// is none.
 func (a *App) buildLLM() (imprint.LLM, error) {
-	if a.Config.LLM.Provider == "none" {
+	c := a.Config.LLM
+	var p llm.Provider
+	switch c.Provider {
+	case ProviderNone:
 		return nil, nil
+	case ProviderOpenAI:
+		p = openai.New(openai.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model})
+	case ProviderAnthropic:
+		p = anthropic.New(anthropic.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model})
+	default:
+		return nil, imprint.Invalidf("config llm.provider: unknown provider %q", c.Provider)
 	}
-	return nil, errors.New("llm: providers not wired yet (TODO)")
+	return llm.New(p, llm.Options{
+		Timeout:     c.Timeout,
+		MaxRetries:  retries(c.MaxRetries),
+		Concurrency: c.Concurrency,
+		Recorder:    &a.recorder,
+		Redact:      redact.String,
+		Logger:      a.Logger,
+	}), nil
 }
 
-// buildEmbedder builds the embedder for cfg.Embedding; nil when the provider is none.
-// TODO: wire embedding.NewHash / NewOpenAI + NewCache once embedding/ compiles.
-func (a *App) buildEmbedder() (imprint.Embedder, error) {
-	if a.Config.Embedding.Provider == "none" {
-		return nil, nil
+// retries converts max_retries (0 = none) to the adapters' convention
+// (0 = default, negative = none).
+func retries(n int) int {
+	if n == 0 {
+		return -1
 	}
-	return nil, errors.New("embedding: not wired yet (TODO)")
+	return n
+}
+
+// buildEmbedder builds the embedder for a.Config.Embedding, behind an LRU
+// cache; nil when the provider is none.
+func (a *App) buildEmbedder() (imprint.Embedder, error) {
+	c := a.Config.Embedding
+	var inner imprint.Embedder
+	switch c.Provider {
+	case ProviderNone:
+		return nil, nil
+	case ProviderHash:
+		inner = embedding.NewHash()
+	case ProviderOpenAI:
+		o, err := embedding.NewOpenAI(embedding.OpenAIConfig{
+			BaseURL:    c.BaseURL,
+			APIKey:     c.APIKey,
+			Model:      c.Model,
+			Dimensions: c.Dimensions,
+			Timeout:    a.Config.LLM.Timeout,
+			MaxRetries: retries(a.Config.LLM.MaxRetries),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("embedding: %w", err)
+		}
+		inner = o
+	default:
+		return nil, imprint.Invalidf("config embedding.provider: unknown provider %q", c.Provider)
+	}
+	return embedding.NewCache(inner, embeddingCacheSize), nil
+}
+
+// callRecorder records every LLM call attempt in memory (for the summaries
+// a command prints) and in the store's call log once the store is open.
+type callRecorder struct {
+	mem   llm.MemoryRecorder
+	store atomic.Pointer[storeRef]
+}
+
+type storeRef struct{ s imprint.Store }
+
+// RecordLLMCall implements imprint.CallRecorder.
+func (r *callRecorder) RecordLLMCall(ctx context.Context, c imprint.LLMCall) error {
+	_ = r.mem.RecordLLMCall(ctx, c)
+	if ref := r.store.Load(); ref != nil {
+		if err := ref.s.RecordLLMCall(ctx, c); err != nil {
+			return fmt.Errorf("record llm call: %w", err)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,36 @@
+package extract
+
+import "testing"
+
+func TestNormalizeText(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"The user likes tea.", "the user likes tea"},
+		{"  the USER   likes\n\ttea!!! ", "the user likes tea"},
+		{"“The user likes tea”", "the user likes tea"},
+		{"用户喜欢喝绿茶。", "用户喜欢喝绿茶"},
+		{"Ｔｈｅ　ｕｓｅｒ likes tea", "the user likes tea"},
+		{"Uses C++", "uses c"},
+		{"...", ""},
+		{"Version 1.2 ships", "version 1.2 ships"},
+	}
+	for _, tt := range tests {
+		if got := NormalizeText(tt.in); got != tt.want {
+			t.Errorf("NormalizeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestContentHashEqualForSameNormalizedText(t *testing.T) {
+	t.Parallel()
+	a, b := ContentHash("The user likes tea."), ContentHash("the user  likes TEA")
+	if a != b {
+		t.Errorf("hashes differ for texts that normalize equally: %s vs %s", a, b)
+	}
+	if len(a) != 64 {
+		t.Errorf("hash %q is not hex sha256", a)
+	}
+	if ContentHash("The user likes coffee") == a {
+		t.Error("different texts hash equally")
+	}
+}

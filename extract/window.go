@@ -1,0 +1,153 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// SplitWindow is the seed's split of a list of qualified messages: the last
+// maxNew messages are new (the ones memories are extracted from) and up to
+// maxBackground messages immediately before them are background (context
+// only). Both keep the input order.
+func SplitWindow(qualified []imprint.Message, maxNew, maxBackground int) (newMsgs, background []imprint.Message) {
+	if maxNew < 1 {
+		maxNew = 1
+	}
+	if maxBackground < 0 {
+		maxBackground = 0
+	}
+	start := max(len(qualified)-maxNew, 0)
+	bgStart := max(start-maxBackground, 0)
+	return qualified[start:], qualified[bgStart:start]
+}
+
+// Rejection names a message the quality gate kept from the model.
+type Rejection struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Window is one extraction window over a session's pending messages.
+type Window struct {
+	// New are the qualified pending messages memories are extracted from.
+	New []imprint.Message
+	// Background are up to MaxBackgroundMessages qualified messages right
+	// before the window, already extracted or not; context only.
+	Background []imprint.Message
+	// Consumed are all pending messages the window uses up, in order:
+	// New plus the gate-rejected messages among them.
+	Consumed []imprint.Message
+	// Rejected lists the consumed messages the gate rejected.
+	Rejected []Rejection
+}
+
+// LastSeq returns the Seq of the window's last consumed message, where the
+// session's cursor moves when the window succeeds; 0 for an empty window.
+func (w Window) LastSeq() int64 {
+	if len(w.Consumed) == 0 {
+		return 0
+	}
+	return w.Consumed[len(w.Consumed)-1].Seq
+}
+
+// MessageIDs returns the ids of the consumed messages.
+func (w Window) MessageIDs() []string {
+	ids := make([]string, len(w.Consumed))
+	for i, m := range w.Consumed {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// planWindow cuts the next window out of pending (oldest first). complete
+// says pending holds every pending message. A window ends at its maxNew-th
+// qualified message, except that rejected messages after the last pending
+// qualified one go with it. needMore is true when that cannot be decided
+// from a partial list.
+func planWindow(pending []imprint.Message, maxNew int, complete bool) (consumed []imprint.Message, rejected []Rejection, needMore bool) {
+	qualified := 0
+	end := -1
+	for i, m := range pending {
+		if ok, _ := ShouldExtract(m.Content); !ok {
+			continue
+		}
+		if qualified == maxNew {
+			// A later qualified message exists: the window ends at end.
+			return cut(pending[:end+1])
+		}
+		qualified++
+		end = i
+	}
+	if !complete {
+		return nil, nil, true
+	}
+	return cut(pending)
+}
+
+func cut(msgs []imprint.Message) ([]imprint.Message, []Rejection, bool) {
+	var rej []Rejection
+	for _, m := range msgs {
+		if ok, reason := ShouldExtract(m.Content); !ok {
+			rej = append(rej, Rejection{ID: m.ID, Reason: reason})
+		}
+	}
+	return msgs, rej, false
+}
+
+// NextWindow reads the session's next extraction window from the store:
+// up to maxNew qualified pending messages, oldest first, the gate-rejected
+// pending messages that fall among them, and up to maxBackground qualified
+// messages before it. An empty window means nothing is pending.
+func NextWindow(ctx context.Context, ms imprint.MessageStore, scope imprint.Scope, sessionID string, maxNew, maxBackground int) (Window, error) {
+	if maxNew < 1 {
+		maxNew = 1
+	}
+	var w Window
+	for limit := max(4*maxNew+8, 32); ; limit *= 2 {
+		pending, err := ms.PendingMessages(ctx, scope, sessionID, limit)
+		if err != nil {
+			return Window{}, fmt.Errorf("read pending messages: %w", err)
+		}
+		consumed, rejected, needMore := planWindow(pending, maxNew, len(pending) < limit)
+		if !needMore {
+			w.Consumed, w.Rejected = consumed, rejected
+			break
+		}
+	}
+	for _, m := range w.Consumed {
+		if ok, _ := ShouldExtract(m.Content); ok {
+			w.New = append(w.New, m)
+		}
+	}
+	if len(w.Consumed) == 0 || maxBackground <= 0 {
+		return w, nil
+	}
+	bg, err := backgroundBefore(ctx, ms, scope, sessionID, w.Consumed[0].Seq, maxBackground)
+	if err != nil {
+		return Window{}, err
+	}
+	w.Background = bg
+	return w, nil
+}
+
+// backgroundBefore returns up to n qualified messages right before seq.
+func backgroundBefore(ctx context.Context, ms imprint.MessageStore, scope imprint.Scope, sessionID string, seq int64, n int) ([]imprint.Message, error) {
+	const maxScan = 4096
+	for limit := 4 * n; ; limit *= 2 {
+		before, err := ms.MessagesBefore(ctx, scope, sessionID, seq, limit)
+		if err != nil {
+			return nil, fmt.Errorf("read background messages: %w", err)
+		}
+		var q []imprint.Message
+		for _, m := range before {
+			if ok, _ := ShouldExtract(m.Content); ok {
+				q = append(q, m)
+			}
+		}
+		if len(q) >= n || len(before) < limit || limit >= maxScan {
+			return q[max(len(q)-n, 0):], nil
+		}
+	}
+}

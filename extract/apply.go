@@ -1,0 +1,332 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/shard"
+)
+
+// Shard line ops (CONTRACTS §6).
+const (
+	OpLineStore     = "store"
+	OpLineUpdate    = "update"
+	OpLineMerge     = "merge"
+	OpLineSupersede = "supersede"
+)
+
+// RecordLine is one line of the records shard: a change to a memory.
+type RecordLine struct {
+	Op     string         `json:"op"`
+	At     imprint.Time   `json:"at"`
+	Memory imprint.Memory `json:"memory"`
+}
+
+// applyBatch is the state of applying one window's decisions.
+type applyBatch struct {
+	scope     imprint.Scope
+	sessionID string
+	extractor string
+	now       imprint.Time
+	// msgTimes are the times of the window's new messages, by id.
+	msgTimes map[string]imprint.Time
+	// replacedBy maps a memory replaced in this batch to its new version,
+	// so a later decision on the same target lands on the latest version.
+	replacedBy map[string]string
+	// written are the memories written in this batch, by id.
+	written map[string]imprint.Memory
+}
+
+// apply writes the decisions of a batch in order: one store transaction
+// per memory, then its shard lines. Only a store failure is an error.
+func (r *Runner) apply(ctx context.Context, b *applyBatch, mems []imprint.Memory, out dedupOutcome, res *Result) error {
+	for i, m := range mems {
+		d := out.decisions[i]
+		if d.action == ActionSkip {
+			res.Decisions.add(ActionSkip)
+			continue
+		}
+		var targets []imprint.Memory
+		if d.action == ActionUpdate || d.action == ActionMerge {
+			var err error
+			targets, err = r.liveTargets(ctx, b, d.targets, out.candidates)
+			if err != nil {
+				return err
+			}
+		}
+		rec, action, err := r.write(ctx, b, m, d, targets, res)
+		if errors.Is(err, imprint.ErrConflict) && len(targets) > 0 {
+			// A target was superseded meanwhile: retry with what is still live.
+			targets, err = r.liveTargets(ctx, b, ids(targets), nil)
+			if err == nil {
+				rec, action, err = r.write(ctx, b, m, d, targets, res)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("write memory: %w", err)
+		}
+		res.Decisions.add(action)
+		res.Records = append(res.Records, rec)
+		res.StoredCount++
+	}
+	return nil
+}
+
+// liveTargets resolves target ids to the live memories they now are,
+// following replacements made earlier in the batch.
+func (r *Runner) liveTargets(ctx context.Context, b *applyBatch, targetIDs []string, cache map[string]imprint.Memory) ([]imprint.Memory, error) {
+	var out []imprint.Memory
+	seen := map[string]bool{}
+	for _, id := range targetIDs {
+		for n := 0; b.replacedBy[id] != "" && n < 64; n++ {
+			id = b.replacedBy[id]
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		m, ok := b.written[id]
+		if !ok {
+			m, ok = cache[id]
+		}
+		if !ok {
+			var err error
+			m, err = r.d.Store.GetMemory(ctx, b.scope, id)
+			if errors.Is(err, imprint.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("load target memory: %w", err)
+			}
+		}
+		if m.SupersededBy == nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// write stores one memory as decided and appends its shard lines. It
+// returns the written memory and the action counted.
+func (r *Runner) write(ctx context.Context, b *applyBatch, m imprint.Memory, d decision, targets []imprint.Memory, res *Result) (imprint.Memory, string, error) {
+	action := d.action
+	if action == ActionMerge && d.mergedContent == "" {
+		action = ActionUpdate
+	}
+	if len(targets) == 0 {
+		action = ActionStore
+	}
+	m.Scope = b.scope
+	m.SessionID = b.sessionID
+	m.Extractor = b.extractor
+	m.CreatedAt, m.UpdatedAt = b.now, b.now
+	m.SupersededBy = nil
+	m.Supersedes = []string{}
+	m.Version = 1
+	m.Timestamps = b.sourceTimes(m.SourceMessageIDs, nil)
+
+	if action != ActionStore {
+		if d.mergedContent != "" && d.mergedContent != m.Content {
+			m.Content = d.mergedContent
+			m.ContentHash = ContentHash(m.Content)
+			m.Vec, m.Embedder = r.embedOne(ctx, m.Content, res)
+		}
+		if d.mergedType != "" {
+			m.Type = d.mergedType
+		}
+		m.Priority = mergedPriority(m.Type, d.mergedPriority, m.Priority)
+		var sources []string
+		var stamps []imprint.Time
+		for _, t := range targets {
+			sources = append(sources, t.SourceMessageIDs...)
+			stamps = append(stamps, t.Timestamps...)
+			m.Supersedes = append(m.Supersedes, t.ID)
+			m.Version = max(m.Version, t.Version+1)
+			if !t.CreatedAt.IsZero() && t.CreatedAt.Before(m.CreatedAt.Time) {
+				m.CreatedAt = t.CreatedAt
+			}
+			if m.Metadata.ActivityStartTime == "" {
+				m.Metadata.ActivityStartTime = t.Metadata.ActivityStartTime
+			}
+			if m.Metadata.ActivityEndTime == "" {
+				m.Metadata.ActivityEndTime = t.Metadata.ActivityEndTime
+			}
+		}
+		m.SourceMessageIDs = unionStrings(sources, m.SourceMessageIDs)
+		m.Timestamps = b.sourceTimes(m.SourceMessageIDs, stamps)
+	}
+
+	if err := r.d.Store.PutMemory(ctx, m, m.Supersedes); err != nil {
+		return imprint.Memory{}, "", err
+	}
+	// Shard lines right after the transaction committed.
+	lines := []any{RecordLine{Op: action, At: b.now, Memory: m}}
+	for _, t := range targets {
+		if action == ActionStore {
+			break
+		}
+		t.SupersededBy = &m.ID
+		lines = append(lines, RecordLine{Op: OpLineSupersede, At: b.now, Memory: t})
+		b.replacedBy[t.ID] = m.ID
+		b.written[t.ID] = t
+	}
+	b.written[m.ID] = m
+	if r.d.Records != nil {
+		if err := r.d.Records.Append(lines, func(int) time.Time { return b.now.Time }); err != nil {
+			res.warn("records", "shard_write_failed", err.Error())
+		}
+	}
+	return m, action, nil
+}
+
+// sourceTimes returns the sorted, unique times of the given source
+// messages: those of the window known from msgTimes, plus extra (the
+// times of replaced memories, themselves taken from their sources).
+func (b *applyBatch) sourceTimes(sources []string, extra []imprint.Time) []imprint.Time {
+	var ts []imprint.Time
+	for _, id := range sources {
+		if t, ok := b.msgTimes[id]; ok && !t.IsZero() {
+			ts = append(ts, t)
+		}
+	}
+	for _, t := range extra {
+		if !t.IsZero() {
+			ts = append(ts, imprint.At(t.Time))
+		}
+	}
+	slices.SortFunc(ts, func(a, c imprint.Time) int { return a.Compare(c.Time) })
+	ts = slices.CompactFunc(ts, func(a, c imprint.Time) bool { return a.Equal(c.Time) })
+	if ts == nil {
+		ts = []imprint.Time{}
+	}
+	return ts
+}
+
+// mergedPriority is the judge's priority when valid for t, else the new
+// memory's, adjusted to t's rules.
+func mergedPriority(t imprint.MemoryType, merged *int, own int) int {
+	if merged != nil {
+		if p, ok := normalizePriority(t, *merged); ok {
+			return p
+		}
+	}
+	if p, ok := normalizePriority(t, own); ok {
+		return p
+	}
+	return t.PriorityFloor()
+}
+
+// embedOne embeds one text; a failure is a warning and no vector.
+func (r *Runner) embedOne(ctx context.Context, text string, res *Result) ([]float32, string) {
+	if r.d.Embedder == nil {
+		return nil, ""
+	}
+	vecs, err := r.d.Embedder.Embed(ctx, []string{text})
+	if err != nil || len(vecs) != 1 {
+		if err == nil {
+			err = fmt.Errorf("embedder returned %d vectors for 1 text", len(vecs))
+		}
+		res.warn("embed", imprint.ErrorCode(err), fmt.Sprintf("memory stored without a vector: %v", err))
+		return nil, ""
+	}
+	return vecs[0], r.d.Embedder.Name()
+}
+
+func unionStrings(lists ...[]string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, s := range l {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func ids(ms []imprint.Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// ReplayStats counts what Replay did.
+type ReplayStats struct {
+	// Lines is the number of shard lines read.
+	Lines int `json:"lines"`
+	// Written is the number of memories written to the store.
+	Written int `json:"written"`
+	// Existing is the number of memories skipped because the store had them.
+	Existing int `json:"existing"`
+}
+
+// Replay rebuilds memories in store from the records shards in dir
+// (<data_dir>/records), oldest file first, so that the live set matches
+// the one that wrote the shards. Memories the store already has are left
+// alone, so a replay can be repeated. Memories get no vector; use
+// ReplayWith to embed them.
+func Replay(ctx context.Context, store imprint.MemoryStore, dir string) (ReplayStats, error) {
+	return ReplayWith(ctx, store, dir, nil)
+}
+
+// ReplayWith is Replay that embeds each memory with emb when emb is not
+// nil. A line that is not a record line is an error of kind ErrInvalid
+// naming the file and line.
+func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb imprint.Embedder) (ReplayStats, error) {
+	var st ReplayStats
+	err := shard.Read(dir, func(line []byte) error {
+		st.Lines++
+		var l RecordLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			return imprint.Invalidf("record line: %v", err)
+		}
+		switch l.Op {
+		case OpLineStore, OpLineUpdate, OpLineMerge:
+		case OpLineSupersede:
+			return nil // done by the update or merge line before it
+		default:
+			return imprint.Invalidf("record line: unknown op %q", l.Op)
+		}
+		m := l.Memory
+		if _, err := store.GetMemory(ctx, m.Scope, m.ID); err == nil {
+			st.Existing++
+			return nil
+		} else if !errors.Is(err, imprint.ErrNotFound) {
+			return fmt.Errorf("replay: %w", err)
+		}
+		var targets []string
+		for _, id := range m.Supersedes {
+			t, err := store.GetMemory(ctx, m.Scope, id)
+			if err == nil && t.SupersededBy == nil {
+				targets = append(targets, id)
+			}
+		}
+		m.SupersededBy = nil
+		m.ContentHash = ContentHash(m.Content)
+		m.Vec, m.Embedder = nil, ""
+		if emb != nil {
+			vecs, err := emb.Embed(ctx, []string{m.Content})
+			if err != nil {
+				return fmt.Errorf("replay: embed memory %s: %w", m.ID, err)
+			}
+			if len(vecs) == 1 {
+				m.Vec, m.Embedder = vecs[0], emb.Name()
+			}
+		}
+		if err := store.PutMemory(ctx, m, targets); err != nil {
+			return fmt.Errorf("replay memory %s: %w", m.ID, err)
+		}
+		st.Written++
+		return nil
+	})
+	return st, err
+}

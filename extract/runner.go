@@ -1,0 +1,300 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/shard"
+)
+
+// llmMaxTokens bounds the replies of both extraction ops.
+const llmMaxTokens = 4096
+
+// Config holds the extraction settings (the extraction.* keys of
+// CONTRACTS §1).
+type Config struct {
+	// MaxMessagesPerExtraction is the number of qualified new messages per
+	// window.
+	MaxMessagesPerExtraction int
+	// MaxBackgroundMessages is the number of qualified context messages
+	// shown before a window.
+	MaxBackgroundMessages int
+	// MaxMemoriesPerSession caps the memories kept from one extraction
+	// call, the first ones in extraction order.
+	MaxMemoriesPerSession int
+	// EnableDedup turns the exact-text pre-check and the LLM judge on.
+	EnableDedup bool
+	// ConflictRecallTopK is the number of vector candidates per memory.
+	ConflictRecallTopK int
+	// LLMTimeout bounds each attempt of the extraction and judge calls.
+	LLMTimeout time.Duration
+	// RecallMinScore is the lowest cosine a vector candidate may have.
+	RecallMinScore float64
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		MaxMessagesPerExtraction: 10,
+		MaxBackgroundMessages:    5,
+		MaxMemoriesPerSession:    10,
+		EnableDedup:              true,
+		ConflictRecallTopK:       5,
+		LLMTimeout:               180 * time.Second,
+		RecallMinScore:           0.5,
+	}
+}
+
+// Deps are what a Runner works with.
+type Deps struct {
+	// Store is required.
+	Store imprint.Store
+	// LLM extracts and judges; nil runs the heuristic extractor and only
+	// the exact-text dedup pre-check.
+	LLM imprint.LLM
+	// Embedder makes memory vectors and enables vector recall; nil is fine.
+	Embedder imprint.Embedder
+	// Records receives every memory change as a shard line; nil writes none.
+	Records *shard.Writer
+	// Logger receives the l1_extraction metric and warnings; nil discards.
+	Logger *slog.Logger
+}
+
+// Runner extracts memories from the pending messages of sessions, one
+// window at a time. It is safe for concurrent use on different sessions;
+// callers serialize work on one session.
+type Runner struct {
+	d   Deps
+	cfg Config
+	now func() time.Time
+}
+
+// heuristicExtract is the extractor used without an LLM.
+// TODO(extract): switch to Heuristic once heuristic.go exists.
+var heuristicExtract = func([]imprint.Message) []Candidate { return nil }
+
+// NewRunner returns a Runner. Zero or negative sizes in cfg take their
+// defaults.
+func NewRunner(d Deps, cfg Config) *Runner {
+	def := DefaultConfig()
+	if cfg.MaxMessagesPerExtraction <= 0 {
+		cfg.MaxMessagesPerExtraction = def.MaxMessagesPerExtraction
+	}
+	if cfg.MaxBackgroundMessages < 0 {
+		cfg.MaxBackgroundMessages = 0
+	}
+	if cfg.MaxMemoriesPerSession <= 0 {
+		cfg.MaxMemoriesPerSession = def.MaxMemoriesPerSession
+	}
+	if cfg.ConflictRecallTopK <= 0 {
+		cfg.ConflictRecallTopK = def.ConflictRecallTopK
+	}
+	if cfg.LLMTimeout <= 0 {
+		cfg.LLMTimeout = def.LLMTimeout
+	}
+	return &Runner{d: d, cfg: cfg, now: time.Now}
+}
+
+func (r *Runner) log() *slog.Logger {
+	if r.d.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.d.Logger
+}
+
+// ExtractNext processes the session's next window of pending messages and
+// reports whether messages are still pending after it. With nothing
+// pending it returns a successful Result with no MessageIDs. The session's
+// cursor (and last scene name) moves only when the window succeeds; when
+// the extraction call or the store fails, the Result has Success false,
+// the messages stay pending, and the error says why (kinds
+// imprint.ErrLLM* or imprint.ErrUnavailable).
+func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID string) (Result, bool, error) {
+	start := r.now()
+	scope = scope.WithDefaults()
+	res := newResult(sessionID)
+	met := windowMetrics{start: start, extractor: imprint.ExtractorLLM}
+	if r.d.LLM == nil {
+		met.extractor = imprint.ExtractorHeuristic
+	}
+	fail := func(stage string, err error) (Result, bool, error) {
+		res.Success = false
+		res.warn(stage, imprint.ErrorCode(err), err.Error())
+		met.all = r.now().Sub(start)
+		logMetric(ctx, r.log(), scope, res, met)
+		return res, true, err
+	}
+
+	prevScene := ""
+	sess, err := r.d.Store.GetSession(ctx, scope, sessionID)
+	switch {
+	case err == nil:
+		prevScene = sess.LastSceneName
+	case !errors.Is(err, imprint.ErrNotFound):
+		return fail("window", fmt.Errorf("read session: %w", err))
+	}
+	res.LastSceneName = prevScene
+
+	w, err := NextWindow(ctx, r.d.Store, scope, sessionID, r.cfg.MaxMessagesPerExtraction, r.cfg.MaxBackgroundMessages)
+	if err != nil {
+		return fail("window", err)
+	}
+	if len(w.Consumed) == 0 {
+		res.Success = true
+		return res, false, nil
+	}
+	res.MessageIDs = w.MessageIDs()
+	met.inputCount = len(w.New)
+	for _, rej := range w.Rejected {
+		res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
+	}
+
+	var mems []imprint.Memory
+	lastScene := prevScene
+	if len(w.New) > 0 {
+		t0 := r.now()
+		var cands []Candidate
+		var names []string
+		var warns []Warning
+		if r.d.LLM == nil {
+			cands = heuristicExtract(w.New)
+			names, lastScene = candidateScenes(cands, prevScene)
+		} else {
+			cands, names, lastScene, warns, err = r.callExtract(ctx, prevScene, w)
+			if err != nil {
+				met.extractDur = r.now().Sub(t0)
+				return fail("extract", fmt.Errorf("extract memories: %w", err))
+			}
+		}
+		res.Warnings = append(res.Warnings, warns...)
+		res.SceneNames = append(res.SceneNames, names...)
+		mems, warns = validate(cands, w.New, r.cfg.MaxMemoriesPerSession)
+		res.Warnings = append(res.Warnings, warns...)
+		met.extractDur = r.now().Sub(t0)
+	}
+	res.ExtractedCount = len(mems)
+	res.LastSceneName = lastScene
+
+	if len(mems) > 0 {
+		r.embedAll(ctx, mems, &res)
+		t0 := r.now()
+		out := r.dedup(ctx, scope, mems)
+		met.dedupDur, met.judgeCalled = r.now().Sub(t0), out.judgeCalled
+		res.Warnings = append(res.Warnings, out.warnings...)
+		b := &applyBatch{
+			scope: scope, sessionID: sessionID, extractor: met.extractor, now: imprint.At(r.now()),
+			msgTimes: map[string]imprint.Time{}, replacedBy: map[string]string{}, written: map[string]imprint.Memory{},
+		}
+		for _, m := range w.New {
+			b.msgTimes[m.ID] = messageTime(m)
+		}
+		if err := r.apply(ctx, b, mems, out, &res); err != nil {
+			return fail("persist", err)
+		}
+	}
+
+	if err := r.d.Store.AdvanceCursor(ctx, scope, sessionID, w.LastSeq(), lastScene, r.now()); err != nil {
+		return fail("persist", fmt.Errorf("advance cursor: %w", err))
+	}
+	res.Success = true
+	more, err := r.d.Store.CountPending(ctx, scope, sessionID)
+	if err != nil {
+		r.log().Warn("count pending messages", "session_id", sessionID, "error", err)
+	}
+	met.all = r.now().Sub(start)
+	logMetric(ctx, r.log(), scope, res, met)
+	return res, more > 0, nil
+}
+
+// ExtractPending runs windows over the session's pending messages, oldest
+// first, until none is pending, calling each (when not nil) with the
+// result of every window that consumed messages. It stops at the first
+// failed window, after passing its result to each, and returns its error.
+func (r *Runner) ExtractPending(ctx context.Context, scope imprint.Scope, sessionID string, each func(Result)) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		res, more, err := r.ExtractNext(ctx, scope, sessionID)
+		if (len(res.MessageIDs) > 0 || !res.Success) && each != nil {
+			each(res)
+		}
+		if err != nil {
+			return err
+		}
+		if !more || len(res.MessageIDs) == 0 {
+			return nil
+		}
+	}
+}
+
+// callExtract makes the OpExtract call for a window and reads its scenes.
+func (r *Runner) callExtract(ctx context.Context, prevScene string, w Window) ([]Candidate, []string, string, []Warning, error) {
+	var scenes []rawScene
+	_, err := llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
+		Op:        OpExtract,
+		System:    extractSystemPrompt,
+		Messages:  []imprint.ChatMessage{{Role: "user", Content: ExtractionUserMessage(prevScene, w.Background, w.New)}},
+		MaxTokens: llmMaxTokens,
+		Timeout:   r.cfg.LLMTimeout,
+	}, func(raw json.RawMessage) error {
+		var err error
+		scenes, err = decodeScenes(raw)
+		return err
+	})
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	cands, names, last, warns := scenesToCandidates(scenes, prevScene)
+	return cands, names, last, warns, nil
+}
+
+// candidateScenes collects the scene names of heuristic candidates.
+func candidateScenes(cands []Candidate, prev string) ([]string, string) {
+	var names []string
+	last := prev
+	for _, c := range cands {
+		if c.SceneName == "" {
+			continue
+		}
+		last = c.SceneName
+		if !contains(names, c.SceneName) {
+			names = append(names, c.SceneName)
+		}
+	}
+	return names, last
+}
+
+// embedAll embeds the batch's contents in one call and sets content
+// hashes. An embedder failure leaves the memories without vectors, with a
+// warning; dedup then recalls by keywords.
+func (r *Runner) embedAll(ctx context.Context, mems []imprint.Memory, res *Result) {
+	for i := range mems {
+		mems[i].ContentHash = ContentHash(mems[i].Content)
+	}
+	if r.d.Embedder == nil {
+		return
+	}
+	texts := make([]string, len(mems))
+	for i, m := range mems {
+		texts[i] = m.Content
+	}
+	vecs, err := r.d.Embedder.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(mems) {
+		err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(mems))
+	}
+	if err != nil {
+		res.warn("embed", imprint.ErrorCode(err), fmt.Sprintf("memories stored without vectors: %v", err))
+		return
+	}
+	name := r.d.Embedder.Name()
+	for i := range mems {
+		mems[i].Vec, mems[i].Embedder = vecs[i], name
+	}
+}

@@ -1,0 +1,400 @@
+package importer
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// BuildEpisodes splits the turns of one session into episodes: one per user
+// request and the agent's whole response to it. A new episode starts at each
+// user turn that follows assistant or tool activity; consecutive user turns
+// stay together. A sub-agent's user turn (Meta.IsSubagent) never starts an
+// episode, and system turns are left out. Each episode's id is derived from
+// (source, session, first turn), so importing the same transcript again
+// yields the same ids. Episodes are finalized, with Meta.Source set to source;
+// the caller records L0 messages separately (see MessagesFromTurns).
+func BuildEpisodes(sessionID string, scope imprint.Scope, turns []imprint.Turn, source string) []imprint.Episode {
+	eps, _ := buildEpisodes(sessionID, scope, turns, source)
+	return eps
+}
+
+// buildEpisodes is BuildEpisodes that also returns, for every input turn, the
+// index of the episode it went to (-1 for a dropped system turn).
+func buildEpisodes(sessionID string, scope imprint.Scope, turns []imprint.Turn, source string) ([]imprint.Episode, []int) {
+	owner := make([]int, len(turns))
+	var eps []imprint.Episode
+	var cur []imprint.Turn
+	active := false // the current episode has assistant or tool turns
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		eps = append(eps, newEpisode(sessionID, scope, cur, source))
+		cur = nil
+		active = false
+	}
+	for i, t := range turns {
+		if t.Role == imprint.RoleSystem {
+			owner[i] = -1
+			continue
+		}
+		if t.Role == imprint.RoleUser && !t.Meta.IsSubagent && active {
+			flush()
+		}
+		if t.Role == imprint.RoleAssistant || t.Role == imprint.RoleTool {
+			active = true
+		}
+		cur = append(cur, t)
+		owner[i] = len(eps)
+	}
+	flush()
+	return eps, owner
+}
+
+// newEpisode makes a finalized episode of turns with a derived id.
+func newEpisode(sessionID string, scope imprint.Scope, turns []imprint.Turn, source string) imprint.Episode {
+	first := turns[0]
+	key := first.ID
+	if key == "" {
+		key = first.TS.String() + "\x00" + string(first.Role) + "\x00" + first.Content
+	}
+	ep := imprint.Episode{
+		ID:        derivedID(source, sessionID, "episode", key),
+		SessionID: sessionID,
+		Scope:     scope,
+		Status:    imprint.EpisodeFinalized,
+		ClosedBy:  imprint.ClosedFinalized,
+		Meta:      imprint.EpisodeMeta{Source: source},
+		Turns:     turns,
+	}
+	setEpisodeTimes(&ep)
+	return ep
+}
+
+// setEpisodeTimes sets StartedAt and EndedAt from the first and last turns
+// that have a time.
+func setEpisodeTimes(ep *imprint.Episode) {
+	ep.StartedAt, ep.EndedAt = imprint.Time{}, imprint.Time{}
+	for _, t := range ep.Turns {
+		if t.TS.IsZero() {
+			continue
+		}
+		if ep.StartedAt.IsZero() {
+			ep.StartedAt = t.TS
+		}
+		ep.EndedAt = t.TS
+	}
+}
+
+// MessagesFromTurns returns the L0 messages of a session's turns: the user
+// and assistant turns with non-blank text, in order. An assistant turn that
+// only calls tools (empty content), tool and system turns, and sub-agent
+// turns (Meta.IsSubagent) are not messages. A turn's ID is its message id;
+// a turn without one gets an id derived from (source, session, position,
+// role, content), so re-import is idempotent.
+func MessagesFromTurns(sessionID string, scope imprint.Scope, turns []imprint.Turn, source string) []imprint.Message {
+	var out []imprint.Message
+	for i, t := range turns {
+		if (t.Role != imprint.RoleUser && t.Role != imprint.RoleAssistant) || t.Meta.IsSubagent {
+			continue
+		}
+		if strings.TrimSpace(t.Content) == "" {
+			continue
+		}
+		id := t.ID
+		if id == "" {
+			id = derivedID(source, sessionID, "turn", strconv.Itoa(i), string(t.Role), t.Content)
+		}
+		out = append(out, imprint.Message{
+			ID:        id,
+			SessionID: sessionID,
+			Scope:     scope,
+			Role:      t.Role,
+			Content:   t.Content,
+			Timestamp: t.TS,
+			Speaker:   t.Meta.Speaker,
+		})
+	}
+	return out
+}
+
+// transcriptOf builds the transcript of one session from its turns.
+func transcriptOf(source, sessionID string, turns []imprint.Turn, warnings []Warning) Transcript {
+	fillTimes(turns)
+	return Transcript{
+		Source:    source,
+		SessionID: sessionID,
+		Messages:  MessagesFromTurns(sessionID, imprint.Scope{}, turns, source),
+		Episodes:  BuildEpisodes(sessionID, imprint.Scope{}, turns, source),
+		Warnings:  warnings,
+	}
+}
+
+// derivedID returns a deterministic id in UUID form (version 8, name based)
+// from parts. The same parts always give the same id.
+func derivedID(parts ...string) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write([]byte(p))
+	}
+	b := h.Sum(nil)[:16]
+	b[6] = b[6]&0x0f | 0x80
+	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}
+
+// fillTimes gives a turn without a time its predecessor's time.
+func fillTimes(turns []imprint.Turn) {
+	var prev imprint.Time
+	for i := range turns {
+		if turns[i].TS.IsZero() {
+			turns[i].TS = prev
+		} else {
+			prev = turns[i].TS
+		}
+	}
+}
+
+// sessionFromFile derives a session id from a file name: its base name
+// without extension, or "" for stdin and unnamed input.
+func sessionFromFile(file string) string {
+	if file == "" || file == "-" {
+		return ""
+	}
+	base := filepath.Base(file)
+	for _, ext := range []string{".jsonl", ".json"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if base == "." || base == string(filepath.Separator) {
+		return ""
+	}
+	return base
+}
+
+// contentHashSession names a session after a hash of its content, for input
+// that carries no session id and has no file name.
+func contentHashSession(prefix string, data []byte) string {
+	sum := sha256.Sum256(data)
+	return prefix + "-" + hex.EncodeToString(sum[:8])
+}
+
+// toolInput normalizes a tool call's arguments to JSON: raw JSON is kept, a
+// string holding JSON is decoded (OpenAI sends arguments that way), any other
+// string becomes a JSON string. Empty input is nil.
+func toolInput(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil
+		}
+		return stringInput(s)
+	}
+	if !json.Valid(raw) {
+		return nil
+	}
+	return append(json.RawMessage(nil), raw...)
+}
+
+// stringInput turns tool arguments given as text into JSON.
+func stringInput(s string) json.RawMessage {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return nil
+	}
+	if (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(t)); err == nil {
+			return buf.Bytes()
+		}
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// joinText joins non-blank pieces, trimmed, with a blank line between them.
+func joinText(parts []string) string {
+	var keep []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "\n\n")
+}
+
+// maxLineBytes bounds one JSONL line; longer lines are reported and skipped
+// so a corrupt file cannot exhaust memory.
+const maxLineBytes = 64 << 20
+
+// eachLine calls fn with every line of r (1-based line numbers), without its
+// line ending and without a leading byte-order mark. A line longer than
+// maxLineBytes is skipped and reported to fn with tooLong set.
+func eachLine(r io.Reader, fn func(n int, line []byte, tooLong bool)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(br)
+		if errors.Is(err, errLineTooLong) {
+			fn(n, nil, true)
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if n == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		if err == nil || len(line) > 0 {
+			fn(n, bytes.TrimSuffix(line, []byte("\r")), false)
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line; a line over maxLineBytes is consumed and returned
+// as nil with errLineTooLong.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxLineBytes {
+			buf = nil
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			return buf, err
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), nil
+	}
+}
+
+// sortWarnings orders warnings by file, then line, keeping the order of
+// warnings on the same line.
+func sortWarnings(ws []Warning) {
+	sort.SliceStable(ws, func(i, j int) bool {
+		if ws[i].File != ws[j].File {
+			return ws[i].File < ws[j].File
+		}
+		return ws[i].Line < ws[j].Line
+	})
+}
+
+// turnBuilder collects the turns of one conversation and pairs tool calls
+// with their results by call id.
+type turnBuilder struct {
+	source, session string
+	turns           []imprint.Turn
+	pending         map[string]int // call id → tool turn awaiting its result
+}
+
+func newTurnBuilder(source, session string) *turnBuilder {
+	return &turnBuilder{source: source, session: session, pending: map[string]int{}}
+}
+
+// id derives a turn id from the source's own id (or position) key.
+func (b *turnBuilder) id(key string) string { return derivedID(b.source, b.session, key) }
+
+// user appends a user turn; blank text is dropped.
+func (b *turnBuilder) user(key, text string, ts imprint.Time) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	b.turns = append(b.turns, imprint.Turn{ID: b.id(key), Role: imprint.RoleUser, Content: text, TS: ts})
+}
+
+// assistant appends an assistant turn. It is dropped when it has no text, no
+// thinking and makes no calls.
+func (b *turnBuilder) assistant(key, text, thinking string, ts imprint.Time, calls int) {
+	if strings.TrimSpace(text) == "" && strings.TrimSpace(thinking) == "" && calls == 0 {
+		return
+	}
+	b.turns = append(b.turns, imprint.Turn{
+		ID: b.id(key), Role: imprint.RoleAssistant, Content: strings.TrimSpace(text), TS: ts,
+		Meta: imprint.TurnMeta{Thinking: strings.TrimSpace(thinking)},
+	})
+}
+
+// call appends a tool turn for a call whose result comes later.
+func (b *turnBuilder) call(id, name string, input json.RawMessage, ts imprint.Time) {
+	b.turns = append(b.turns, imprint.Turn{
+		Role: imprint.RoleTool, TS: ts,
+		Meta: imprint.TurnMeta{Name: name, Input: input, ToolCallID: id, StartedAt: ts},
+	})
+	if id != "" {
+		b.pending[id] = len(b.turns) - 1
+	}
+}
+
+// result fills the tool turn of call id with its output, or appends a tool
+// turn of its own when the call is unknown. errText marks a failed call.
+func (b *turnBuilder) result(id, name, output, errText string, ts imprint.Time) {
+	if i, ok := b.pending[id]; ok && id != "" {
+		t := &b.turns[i]
+		t.Content, t.Meta.Error = output, errText
+		if t.Meta.Name == "" {
+			t.Meta.Name = name
+		}
+		if t.Meta.StartedAt.IsZero() || !ts.Before(t.Meta.StartedAt.Time) {
+			t.Meta.EndedAt = ts
+		}
+		delete(b.pending, id)
+		return
+	}
+	b.turns = append(b.turns, imprint.Turn{
+		Role: imprint.RoleTool, Content: output, TS: ts,
+		Meta: imprint.TurnMeta{Name: name, ToolCallID: id, Error: errText, EndedAt: ts},
+	})
+}
+
+// lastCall returns the most recent tool turn still awaiting a result whose
+// name is name, or -1.
+func (b *turnBuilder) lastCall(name string) (string, bool) {
+	best, bestIdx := "", -1
+	for id, i := range b.pending {
+		if b.turns[i].Meta.Name == name && i > bestIdx {
+			best, bestIdx = id, i
+		}
+	}
+	return best, bestIdx >= 0
+}

@@ -12,9 +12,13 @@ import (
 	"github.com/kaptinlin/jsonrepair"
 )
 
-// maxCandidates bounds how many top-level {…} / […] spans ExtractJSON tries,
-// so a reply full of brackets costs linear time.
-const maxCandidates = 16
+// maxCandidates bounds how many top-level {…} / […] spans ExtractJSON
+// tries, and maxScans how many start positions it scans from, so a reply
+// full of brackets costs linear time.
+const (
+	maxCandidates = 16
+	maxScans      = 64
+)
 
 // errNoJSON is the message shown to the model when its reply holds no JSON.
 var errNoJSON = errors.New("the reply contains no JSON object or array")
@@ -47,6 +51,11 @@ func ExtractJSON(text string) (json.RawMessage, error) {
 		}
 	}
 	for _, s := range spans {
+		if t := tidy(fixStrings(s)); json.Valid([]byte(t)) {
+			return json.RawMessage(t), nil
+		}
+	}
+	for _, s := range spans {
 		if out, ok := repair(s); ok {
 			return out, nil
 		}
@@ -65,9 +74,20 @@ func ExtractJSON(text string) (json.RawMessage, error) {
 	return nil, fmt.Errorf("%w: the reply's JSON could not be parsed or repaired", imprint.ErrLLMOutputMalformed)
 }
 
+// Limits on what is handed to jsonrepair, whose running time grows with the
+// square of the input (and worse with nesting depth). LLM replies of
+// imprint's ops are a few kilobytes.
+const (
+	maxRepairInput = 32 << 10
+	maxRepairDepth = 64
+)
+
 // repair runs jsonrepair on s and fixes the strings of its output. It
 // recovers from a panic in the third-party repairer: the input is untrusted.
 func repair(s string) (out json.RawMessage, ok bool) {
+	if len(s) > maxRepairInput || depth(s) > maxRepairDepth {
+		return nil, false
+	}
 	defer func() {
 		if recover() != nil {
 			out, ok = nil, false
@@ -84,13 +104,131 @@ func repair(s string) (out json.RawMessage, ok bool) {
 	return json.RawMessage(r), true
 }
 
+// depth returns the deepest bracket nesting of s, ignoring strings.
+func depth(s string) int {
+	d, deepest := 0, 0
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr && esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			d++
+			deepest = max(deepest, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return deepest
+}
+
+// tidy makes the two most common faults of a model's JSON valid in linear
+// time: commas before a closing bracket, and a reply cut off before its end
+// (an open string is closed, a dangling comma dropped, a key left without a
+// value gets null, open brackets are closed). It returns s unchanged when
+// it finds anything else wrong; jsonrepair gets the rest.
+func tidy(s string) string {
+	buf := make([]byte, 0, len(s)+16)
+	var stack []byte     // expected closers
+	var wantValue []bool // per open object: a colon was seen, value pending
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			buf = append(buf, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{':
+			stack = append(stack, '}')
+			wantValue = append(wantValue, false)
+		case '[':
+			stack = append(stack, ']')
+		case ':':
+			if len(stack) > 0 && stack[len(stack)-1] == '}' {
+				wantValue[len(wantValue)-1] = true
+			}
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1] == '}' {
+				wantValue[len(wantValue)-1] = false
+			}
+		case '}', ']':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return s
+			}
+			buf = dropTrailingComma(buf)
+			stack = stack[:len(stack)-1]
+			if c == '}' {
+				wantValue = wantValue[:len(wantValue)-1]
+			}
+		}
+		buf = append(buf, c)
+	}
+	if len(stack) == 0 && !inStr {
+		return string(buf)
+	}
+	if inStr {
+		if esc {
+			buf = buf[:len(buf)-1]
+		}
+		buf = append(buf, '"')
+	}
+	buf = dropTrailingComma(buf)
+	if len(stack) > 0 && stack[len(stack)-1] == '}' {
+		last := lastNonSpace(buf)
+		switch {
+		case last >= 0 && buf[last] == ':':
+			buf = append(buf, "null"...)
+		case last >= 0 && buf[last] == '"' && !wantValue[len(wantValue)-1]:
+			buf = append(buf, ":null"...)
+		}
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		buf = append(buf, stack[i])
+	}
+	return string(buf)
+}
+
+func lastNonSpace(b []byte) int {
+	i := len(b) - 1
+	for i >= 0 && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i--
+	}
+	return i
+}
+
+// dropTrailingComma removes a comma that is the last non-space byte of b.
+func dropTrailingComma(b []byte) []byte {
+	i := lastNonSpace(b)
+	if i < 0 || b[i] != ',' {
+		return b
+	}
+	return append(b[:i], b[i+1:]...)
+}
+
 // candidates returns up to maxCandidates non-overlapping spans of text that
 // start with { or [ and end at the matching bracket. A span still open at
 // the end of the text (a truncated reply) runs to the end. A span whose
 // brackets do not match is dropped and the search resumes after its start.
 func candidates(text string) []string {
 	var out []string
-	for i := 0; i < len(text) && len(out) < maxCandidates; {
+	for i, scans := 0, 0; i < len(text) && len(out) < maxCandidates && scans < maxScans; scans++ {
 		j := strings.IndexAny(text[i:], "{[")
 		if j < 0 {
 			break

@@ -76,8 +76,7 @@ type Runner struct {
 }
 
 // heuristicExtract is the extractor used without an LLM.
-// TODO(extract): switch to Heuristic once heuristic.go exists.
-var heuristicExtract = func([]imprint.Message) []Candidate { return nil }
+var heuristicExtract = Heuristic
 
 // NewRunner returns a Runner. Zero or negative sizes in cfg take their
 // defaults.

@@ -186,7 +186,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	reply, ok := s.next(req)
 	if !ok {
-		writeError(w, format, Reply{Status: http.StatusInternalServerError, Text: fmt.Sprintf("llmtest: no reply scripted for op %q", req.Op)})
+		writeError(w, format, Reply{Status: http.StatusInternalServerError, Text: fmt.Sprintf("llmtest: no reply scripted for op %s (call Script or Handle)", req.Op)})
 		return
 	}
 	if reply.Delay > 0 {

@@ -454,3 +454,15 @@ func TestMemoryRecorderUsage(t *testing.T) {
 		t.Errorf("after Reset, %d calls", n)
 	}
 }
+
+func BenchmarkComplete(b *testing.B) {
+	srv := llmtest.NewServer(b)
+	srv.Script("op", llmtest.Text(`{"alpha": 0.5, "usable": true, "reason": "ok"}`))
+	cl := llmtest.NewClient(b, srv, llmtest.FormatOpenAI, func(o *llm.Options) { o.Recorder = &llm.MemoryRecorder{} })
+	req := userReq("op", strings.Repeat("STATE: the agent read the file. ", 20))
+	for b.Loop() {
+		if _, err := cl.Complete(b.Context(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -28,9 +28,10 @@ func isCJK(r rune) bool {
 		r == 'ー' // prolonged sound mark is Common, but belongs to katakana words
 }
 
-// isWordRune reports whether r is part of a non-CJK word.
+// isWordRune reports whether r is part of a non-CJK word. Underscore is,
+// so identifiers such as tool names stay one term.
 func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.Is(unicode.Mn, r)
 }
 
 // token is one run of the text: a word or a CJK run.
@@ -39,7 +40,7 @@ type token struct {
 	cjk  bool
 }
 
-// tokenize splits s into words (letters, digits, combining marks) and CJK
+// tokenize splits s into words (letters, digits, _, combining marks) and CJK
 // runs; everything else separates. Quotes, operators, parentheses, NUL and
 // other punctuation never survive into a token.
 func tokenize(s string) []token {

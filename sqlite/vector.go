@@ -245,7 +245,12 @@ func (x *vecIndex) topK(q imprint.VectorQuery, limit int) []vecCandidate {
 	if q.Kind == imprint.KindTrace {
 		k = 2 * limit // a trace has at most two rows, so 2k rows hold k traces
 	}
-	res := x.mat.TopK(q.Vector, k, float32(q.MinScore), keep)
+	// A zero MinScore does not filter, like every zero field of a query.
+	minScore := float32(q.MinScore)
+	if q.MinScore == 0 {
+		minScore = -2
+	}
+	res := x.mat.TopK(q.Vector, k, minScore, keep)
 	out := make([]vecCandidate, 0, limit)
 	seen := map[int64]bool{}
 	for _, r := range res {

@@ -1,0 +1,288 @@
+package extract
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// heuristicMemo is what a user sees of a heuristic memory.
+type heuristicMemo struct {
+	Content  string
+	Type     imprint.MemoryType
+	Priority int
+	Start    string
+}
+
+func memos(cs []Candidate) []heuristicMemo {
+	var out []heuristicMemo
+	for _, c := range cs {
+		out = append(out, heuristicMemo{c.Content, c.Type, c.Priority, c.Metadata.ActivityStartTime})
+	}
+	return out
+}
+
+func TestHeuristic(t *testing.T) {
+	t.Parallel()
+	// Wednesday 6 May 2026, 10:00 UTC.
+	ts := imprint.At(time.Date(2026, 5, 6, 10, 0, 0, 0, time.UTC))
+	P, E, I := imprint.MemoryPersona, imprint.MemoryEpisodic, imprint.MemoryInstruction
+	tests := []struct {
+		in   string
+		want []heuristicMemo
+	}{
+		// Preferences and facts about the user.
+		{"I prefer dark mode in every editor.", []heuristicMemo{{"User prefers dark mode in every editor.", P, 70, ""}}},
+		{"I really hate waking up early.", []heuristicMemo{{"User really hates waking up early.", P, 70, ""}}},
+		{"I don't like cilantro.", []heuristicMemo{{"User doesn't like cilantro.", P, 70, ""}}},
+		{"My name is Alice.", []heuristicMemo{{"User's name is Alice.", P, 80, ""}}},
+		{"I'm a software engineer at Stripe.", []heuristicMemo{{"User is a software engineer at Stripe.", P, 70, ""}}},
+		{"I work as a nurse in Boston.", []heuristicMemo{{"User works as a nurse in Boston.", P, 70, ""}}},
+		{"Oh, I live in Berlin with my partner.", []heuristicMemo{{"User lives in Berlin with their partner.", P, 70, ""}}},
+		{"I'm allergic to peanuts.", []heuristicMemo{{"User is allergic to peanuts.", P, 80, ""}}},
+		{"My wife is a nurse.", []heuristicMemo{{"User's wife is a nurse.", P, 70, ""}}},
+		{"I have two kids.", []heuristicMemo{{"User has two kids.", P, 70, ""}}},
+		{"My dream is to open a bakery.", []heuristicMemo{{"User's dream is to open a bakery.", P, 65, ""}}},
+		{"Running helps me clear my head.", []heuristicMemo{{"Running helps User clear their head.", P, 60, ""}}},
+		{"Lately I've been learning Rust.", []heuristicMemo{{"Lately User has been learning Rust.", P, 60, ""}}},
+		// Standing instructions.
+		{"From now on, answer in Chinese.", []heuristicMemo{{"Standing instruction from the user: from now on, answer in Chinese.", I, 80, ""}}},
+		{"Always use tabs, not spaces.", []heuristicMemo{{"Standing instruction from the user: always use tabs, not spaces.", I, 80, ""}}},
+		{"Please never use emojis in commit messages.", []heuristicMemo{{"Standing instruction from the user: please never use emojis in commit messages.", I, 80, ""}}},
+		{"Don't ever push to main without asking me.", []heuristicMemo{{"Standing instruction from the user: don't ever push to main without asking the user.", I, 80, ""}}},
+		{"I want you to always cite your sources.", []heuristicMemo{{"Standing instruction from the user: the user wants you to always cite your sources.", I, 80, ""}}},
+		{"Please remember that my birthday is on March 3.", []heuristicMemo{{"User's birthday is on March 3.", P, 75, ""}}},
+		{"Please remember to run the linter before committing.", []heuristicMemo{{"Standing instruction from the user: please remember to run the linter before committing.", I, 80, ""}}},
+		// Dated events and plans.
+		{"I'm going to Paris next week.", []heuristicMemo{{"User is going to Paris next week.", E, 70, "2026-05-13"}}},
+		{"Yesterday I ran my first marathon.", []heuristicMemo{{"Yesterday User ran their first marathon.", E, 70, "2026-05-05"}}},
+		{"Last week we moved into a new apartment.", []heuristicMemo{{"Last week User and others moved into a new apartment.", E, 80, "2026-04-29"}}},
+		{"Tomorrow I have a job interview at Google.", []heuristicMemo{{"Tomorrow User has a job interview at Google.", E, 70, "2026-05-07"}}},
+		{"I'm flying to Tokyo on Friday.", []heuristicMemo{{"User is flying to Tokyo on Friday.", E, 70, "2026-05-08"}}},
+		{"I went to a jazz concert last Friday.", []heuristicMemo{{"User went to a jazz concert last Friday.", E, 70, "2026-05-01"}}},
+		{"I got a puppy three days ago!", []heuristicMemo{{"User got a puppy three days ago.", E, 70, "2026-05-03"}}},
+		{"I just finished my PhD thesis!", []heuristicMemo{{"User just finished their PhD thesis.", E, 75, ""}}},
+		{"Lost my job yesterday, so I'm looking for a new one.", []heuristicMemo{{"User lost their job yesterday, so they are looking for a new one.", E, 80, "2026-05-05"}}},
+		// Chinese.
+		{"我喜欢猫。", []heuristicMemo{{"用户喜欢猫。", P, 70, ""}}},
+		{"我叫小明。", []heuristicMemo{{"用户叫小明。", P, 80, ""}}},
+		{"我是一名医生。", []heuristicMemo{{"用户是一名医生。", P, 70, ""}}},
+		{"我住在上海。", []heuristicMemo{{"用户住在上海。", P, 70, ""}}},
+		{"我对花生过敏。", []heuristicMemo{{"用户对花生过敏。", P, 80, ""}}},
+		{"以后都用中文回答。", []heuristicMemo{{"用户要求：以后都用中文回答。", I, 80, ""}}},
+		{"记住我不吃辣。", []heuristicMemo{{"用户不吃辣。", P, 75, ""}}},
+		{"请始终用简体中文回复。", []heuristicMemo{{"用户要求：始终用简体中文回复。", I, 80, ""}}},
+		{"不要再给我推荐咖啡了。", []heuristicMemo{{"用户要求：不要再给用户推荐咖啡了。", I, 80, ""}}},
+		{"我昨天去了北京。", []heuristicMemo{{"用户昨天去了北京。", E, 70, "2026-05-05"}}},
+		{"下周五我要去上海出差。", []heuristicMemo{{"下周五用户要去上海出差。", E, 70, "2026-05-15"}}},
+		{"上周末我们去爬山了。", []heuristicMemo{{"上周末用户等人去爬山了。", E, 70, "2026-05-02"}}},
+		{"我刚买了一辆车。", []heuristicMemo{{"用户刚买了一辆车。", E, 65, ""}}},
+		// Nothing worth keeping.
+		{"Hi there!", nil},
+		{"Thanks a lot, that was helpful!", nil},
+		{"How are you?", nil},
+		{"Do you like pizza?", nil},
+		{"What's the weather like tomorrow?", nil},
+		{"Never mind.", nil},
+		{"I love that you remembered!", nil},
+		{"I love it!", nil},
+		{"I'm a bit tired today.", nil},
+		{"That sounds great, I'm glad you enjoyed it.", nil},
+		{"I'm going to bed.", nil},
+		{"Can you always reply briefly?", nil},
+		{"I won't quit, even when it's hard.", nil},
+		{"I thought it would help.", nil},
+		{"Your support gives me strength.", nil},
+		{"你好！", nil},
+		{"谢谢你的帮助！", nil},
+		{"你喜欢什么电影？", nil},
+		{"今天天气怎么样？", nil},
+		{"我爱你。", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got := Heuristic([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Content: tc.in, Timestamp: ts}})
+			if diff := cmp.Diff(tc.want, memos(got)); diff != "" {
+				t.Errorf("Heuristic(%q) (-want +got):\n%s", tc.in, diff)
+			}
+			for _, c := range got {
+				if diff := cmp.Diff([]string{"m1"}, c.SourceMessageIDs); diff != "" {
+					t.Errorf("source ids (-want +got):\n%s", diff)
+				}
+				if c.SceneName == "" || c.Priority < c.Type.PriorityFloor() {
+					t.Errorf("candidate %+v: empty scene or priority below the type's floor", c)
+				}
+			}
+		})
+	}
+}
+
+func TestHeuristicMessages(t *testing.T) {
+	t.Parallel()
+	ts := imprint.At(time.Date(2026, 5, 6, 10, 0, 0, 0, time.UTC))
+	msgs := []imprint.Message{
+		{ID: "a1", Role: imprint.RoleAssistant, Content: "I prefer short answers. I live in Paris.", Timestamp: ts},
+		{ID: "u1", Role: imprint.RoleUser, Content: "Hi! I live in Oslo. I love skiing. I'm allergic to cats. My name is Kari. I have a dog.", Timestamp: ts},
+		{ID: "u2", Role: imprint.RoleUser, Content: "I live in Oslo.", Timestamp: ts},
+	}
+	got := Heuristic(msgs)
+	want := []heuristicMemo{
+		{"User lives in Oslo.", imprint.MemoryPersona, 70, ""},
+		{"User loves skiing.", imprint.MemoryPersona, 70, ""},
+		{"User is allergic to cats.", imprint.MemoryPersona, 80, ""},
+	}
+	// Assistant messages are ignored, a message gives at most three
+	// memories, and a repeated statement is kept once.
+	if diff := cmp.Diff(want, memos(got)); diff != "" {
+		t.Errorf("Heuristic (-want +got):\n%s", diff)
+	}
+	for _, c := range got {
+		if diff := cmp.Diff([]string{"u1"}, c.SourceMessageIDs); diff != "" {
+			t.Errorf("source ids (-want +got):\n%s", diff)
+		}
+	}
+	if diff := cmp.Diff(got, Heuristic(msgs)); diff != "" {
+		t.Errorf("Heuristic is not deterministic (-first +second):\n%s", diff)
+	}
+}
+
+func TestRelativeDays(t *testing.T) {
+	t.Parallel()
+	wed := time.Date(2026, 5, 6, 23, 30, 0, 0, time.UTC)
+	sun := time.Date(2026, 5, 10, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		expr   string
+		ts     time.Time
+		future bool
+		want   string
+	}{
+		{"yesterday", wed, false, "2026-05-05"},
+		{"the day before yesterday", wed, false, "2026-05-04"},
+		{"tomorrow", wed, true, "2026-05-07"},
+		{"two days ago", wed, false, "2026-05-04"},
+		{"2 weeks ago", wed, false, "2026-04-22"},
+		{"in three days", wed, true, "2026-05-09"},
+		{"last friday", wed, false, "2026-05-01"},
+		{"on friday", wed, true, "2026-05-08"},
+		{"on friday", wed, false, "2026-05-01"},
+		{"next monday", wed, true, "2026-05-11"},
+		{"last weekend", wed, false, "2026-05-02"},
+		{"last weekend", sun, false, "2026-05-02"},
+		{"this weekend", wed, true, "2026-05-09"},
+		{"last month", wed, false, ""},
+	}
+	for _, tc := range tests {
+		got, ok := relativeDayEN(tc.expr, tc.ts, tc.future)
+		s := ""
+		if ok {
+			s = got.Format(time.DateOnly)
+		}
+		if s != tc.want {
+			t.Errorf("relativeDayEN(%q, %s, %v) = %q, want %q", tc.expr, tc.ts.Weekday(), tc.future, s, tc.want)
+		}
+	}
+	zh := []struct{ expr, want string }{
+		{"昨天", "2026-05-05"}, {"前天", "2026-05-04"}, {"明天", "2026-05-07"}, {"三天前", "2026-05-03"},
+		{"上周五", "2026-05-01"}, {"下周一", "2026-05-11"}, {"周五", "2026-05-08"}, {"上周末", "2026-05-02"}, {"最近", ""},
+	}
+	for _, tc := range zh {
+		got, ok := relativeDayZH(tc.expr, wed)
+		s := ""
+		if ok {
+			s = got.Format(time.DateOnly)
+		}
+		if s != tc.want {
+			t.Errorf("relativeDayZH(%q) = %q, want %q", tc.expr, s, tc.want)
+		}
+	}
+}
+
+// goldItem is one labelled LoCoMo message of testdata/gold.
+type goldItem struct {
+	SampleID string `json:"sample_id"`
+	DiaID    string `json:"dia_id"`
+	Speaker  string `json:"speaker"`
+	Text     string `json:"text"`
+	Expect   bool   `json:"expect_memory"`
+	Type     string `json:"type"`
+}
+
+// locomoUsers are LoCoMo's speaker_a of each conversation: the importer
+// records them as the user.
+var locomoUsers = map[string]string{"conv-26": "Caroline", "conv-30": "Jon"}
+
+func TestHeuristicGold(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(filepath.Join("testdata", "gold", "locomo_gold.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var items []goldItem
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
+	for sc.Scan() {
+		var g goldItem
+		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+			t.Fatalf("gold line %d: %v", len(items)+1, err)
+		}
+		items = append(items, g)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(items) < 40 {
+		t.Fatalf("gold set has %d items, want at least 40", len(items))
+	}
+	ts := imprint.At(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC))
+	var tp, fp, fn, tn, typed int
+	for _, g := range items {
+		role := imprint.RoleAssistant
+		if locomoUsers[g.SampleID] == g.Speaker {
+			role = imprint.RoleUser
+		}
+		cs := Heuristic([]imprint.Message{{ID: g.SampleID + ":" + g.DiaID, Role: role, Content: g.Text, Timestamp: ts}})
+		switch predicted := len(cs) > 0; {
+		case predicted && g.Expect:
+			tp++
+			for _, c := range cs {
+				if string(c.Type) == g.Type {
+					typed++
+					break
+				}
+			}
+		case predicted && !g.Expect:
+			fp++
+			t.Logf("false positive %s %s: %q -> %q", g.SampleID, g.DiaID, g.Text, cs[0].Content)
+		case !predicted && g.Expect:
+			fn++
+			t.Logf("missed %s %s (%s): %q", g.SampleID, g.DiaID, g.Type, g.Text)
+		default:
+			tn++
+		}
+	}
+	precision := ratio(tp, tp+fp)
+	recall := ratio(tp, tp+fn)
+	typedPrecision := ratio(typed, tp+fp)
+	typedRecall := ratio(typed, tp+fn)
+	t.Logf("gold: %d items, tp=%d fp=%d fn=%d tn=%d", len(items), tp, fp, fn, tn)
+	t.Logf("any type:     precision %.3f recall %.3f", precision, recall)
+	t.Logf("correct type: precision %.3f recall %.3f (%d of %d true positives have the labelled type)", typedPrecision, typedRecall, typed, tp)
+	if precision < 0.8 || recall < 0.5 {
+		t.Errorf("precision %.3f (want >= 0.8), recall %.3f (want >= 0.5)", precision, recall)
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

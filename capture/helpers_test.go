@@ -67,7 +67,6 @@ func exchanges(n int, withReflection bool) imprint.Episode {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-
 // openDB opens a fresh SQLite store in a temp dir.
 func openDB(t testing.TB) *sqlite.DB {
 	t.Helper()

@@ -48,8 +48,11 @@ func runEnv(ctx context.Context, args []string, lookupEnv func(string) (string, 
 func commands(a *App) []*cobra.Command {
 	return []*cobra.Command{
 		newDoctorCmd(a),
-		// The lead adds capture, record, extract, import, search, memories,
-		// traces, serve and mcp here.
+		newCaptureCmd(a),
+		newTracesCmd(a),
+		newExtractCmd(a),
+		newMemoriesCmd(a),
+		newSearchCmd(a),
 	}
 }
 

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/capture"
+	"github.com/imprint-dev/imprint/importer"
+)
+
+func newCaptureCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "capture [FILE|-]...",
+		Short: "Capture episodes (imprint JSON) into scored, embedded traces",
+		Long: "capture reads episodes (one episode JSON, a JSON array of episodes, or JSONL of\n" +
+			"episodes; '-' or no file reads stdin) and turns each into traces. The whole input\n" +
+			"is validated first: bad input exits 2 and stores nothing.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			eps, err := a.readEpisodeInputs(args)
+			if err != nil {
+				return err
+			}
+			r, err := a.captureRunner(ctx)
+			if err != nil {
+				return err
+			}
+			// Validate everything before the first capture, so a bad file
+			// stores nothing.
+			for i := range eps {
+				if eps[i].Scope == (imprint.Scope{}) {
+					eps[i].Scope = a.Scope()
+				}
+				p, err := r.Prepare(eps[i], "")
+				if err != nil {
+					return fmt.Errorf("episode %d: %w", i, err)
+				}
+				eps[i] = p
+			}
+			for _, ep := range eps {
+				res, err := r.Run(ctx, ep, "")
+				if err != nil {
+					return err
+				}
+				if err := a.printCapture(res); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// readEpisodeInputs reads every file (or stdin for "-" or no file) as
+// imprint episodes. Invalid input is ErrInvalid naming the file and field.
+func (a *App) readEpisodeInputs(args []string) ([]imprint.Episode, error) {
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	var all []imprint.Episode
+	for _, name := range args {
+		var r io.Reader
+		if name == "-" {
+			r = a.Stdin
+		} else {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, imprint.Invalidf("%s: %v", name, err)
+			}
+			defer f.Close()
+			r = f
+		}
+		eps, ws, err := importer.ReadEpisodes(r, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range ws {
+			a.Logger.Warn("input skipped", "file", w.File, "line", w.Line, "detail", w.Message)
+		}
+		all = append(all, eps...)
+	}
+	if len(all) == 0 {
+		return nil, imprint.Invalidf("no episodes in the input")
+	}
+	return all, nil
+}
+
+func (a *App) printCapture(res capture.Result) error {
+	if a.JSON {
+		return a.PrintJSON(res)
+	}
+	a.Printf("episode %s (session %s, %s): %d traces, %d LLM calls, %d warnings\n",
+		res.EpisodeID, res.SessionID, res.ClosedBy, len(res.Traces), res.LLMCalls.Total(), len(res.Warnings))
+	for _, w := range res.Warnings {
+		a.Printf("  warning [%s/%s] %s\n", w.Stage, w.Code, w.Message)
+	}
+	return nil
+}
+
+func newTracesCmd(a *App) *cobra.Command {
+	var episode, session string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "traces",
+		Short: "List traces in step order",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := a.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if limit < 0 {
+				return imprint.Invalidf("--limit must not be negative")
+			}
+			trs, err := st.ListTraces(cmd.Context(), a.Scope(), imprint.TraceFilter{EpisodeID: episode, SessionID: session, Limit: limit})
+			if err != nil {
+				return err
+			}
+			for _, t := range trs {
+				if a.JSON {
+					if err := a.PrintJSON(t); err != nil {
+						return err
+					}
+					continue
+				}
+				refl := "-"
+				if t.Reflection != nil {
+					refl = oneLine(*t.Reflection, 60)
+				}
+				a.Printf("%s  step %-3d α=%.2f usable=%-5v tools=%d  %s | reflection: %s\n",
+					t.ID, t.StepIndex, t.Alpha, t.Usable, len(t.ToolCalls), oneLine(t.UserText, 60), refl)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&episode, "episode", "", "only traces of this episode")
+	cmd.Flags().StringVar(&session, "session", "", "only traces of this session")
+	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many traces")
+	return cmd
+}
+
+// oneLine shortens s to at most n runes on one line, for human output.
+func oneLine(s string, n int) string {
+	out := make([]rune, 0, n)
+	space := false
+	for _, r := range s {
+		if r == '\n' || r == '\r' || r == '\t' || r == ' ' {
+			if !space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		if len(out) >= n {
+			return string(out) + "…"
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}

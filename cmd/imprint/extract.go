@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/extract"
+)
+
+func newExtractCmd(a *App) *cobra.Command {
+	var session string
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "extract",
+		Short: "Extract memories from pending messages now, window after window",
+		Long: "extract runs memory extraction over the pending messages of one session (--session)\n" +
+			"or of every session of the scope (--all, or no flag), oldest window first, until none\n" +
+			"is pending. It stops at the first failed window and exits 1 after printing its result;\n" +
+			"the messages of a failed window stay pending.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if session != "" && all {
+				return imprint.Invalidf("--session and --all exclude each other")
+			}
+			r, err := a.extractRunner(ctx)
+			if err != nil {
+				return err
+			}
+			st, err := a.Store(ctx)
+			if err != nil {
+				return err
+			}
+			sessions := []string{session}
+			if session == "" {
+				ss, err := st.ListSessions(ctx, a.Scope())
+				if err != nil {
+					return err
+				}
+				sessions = sessions[:0]
+				for _, s := range ss {
+					sessions = append(sessions, s.ID)
+				}
+			} else if _, err := st.GetSession(ctx, a.Scope(), session); err != nil {
+				if errors.Is(err, imprint.ErrNotFound) {
+					return imprint.Invalidf("--session %q: no such session in scope %s", session, a.Scope())
+				}
+				return err
+			}
+			var windows, stored int
+			for _, sid := range sessions {
+				var printErr error
+				err := r.ExtractPending(ctx, a.Scope(), sid, func(res extract.Result) {
+					if len(res.MessageIDs) == 0 && res.Success {
+						return
+					}
+					windows++
+					stored += res.StoredCount
+					if printErr == nil {
+						printErr = a.printExtract(res)
+					}
+				})
+				if printErr != nil {
+					return printErr
+				}
+				if err != nil {
+					return withExitCode(exitFailure, fmt.Errorf("extract session %s: %w", sid, err))
+				}
+			}
+			if !a.JSON {
+				a.Printf("%d windows, %d memories stored or updated\n", windows, stored)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "extract this session only")
+	cmd.Flags().BoolVar(&all, "all", false, "extract every session of the scope")
+	return cmd
+}
+
+func (a *App) printExtract(res extract.Result) error {
+	if a.JSON {
+		return a.PrintJSON(res)
+	}
+	status := "ok"
+	if !res.Success {
+		status = "FAILED"
+	}
+	a.Printf("session %s: window of %d messages %s — extracted %d, store %d, update %d, merge %d, skip %d\n",
+		res.SessionID, len(res.MessageIDs), status, res.ExtractedCount,
+		res.Decisions.Store, res.Decisions.Update, res.Decisions.Merge, res.Decisions.Skip)
+	for _, m := range res.Records {
+		a.Printf("  + [%s p=%d] %s\n", m.Type, m.Priority, oneLine(m.Content, 100))
+	}
+	for _, w := range res.Warnings {
+		a.Printf("  warning [%s/%s] %s\n", w.Stage, w.Code, w.Message)
+	}
+	return nil
+}

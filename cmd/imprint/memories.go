@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+)
+
+func newMemoriesCmd(a *App) *cobra.Command {
+	var session, typ string
+	var all bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "memories",
+		Short: "List memories, newest first (superseded ones only with --all-versions)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if typ != "" && !imprint.MemoryType(typ).Valid() {
+				return imprint.Invalidf("--type %q: want persona, episodic or instruction", typ)
+			}
+			if limit < 0 {
+				return imprint.Invalidf("--limit must not be negative")
+			}
+			st, err := a.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ms, err := st.ListMemories(cmd.Context(), a.Scope(), imprint.MemoryFilter{SessionID: session, Type: imprint.MemoryType(typ), AllVersions: all, Limit: limit})
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				if a.JSON {
+					if err := a.PrintJSON(m); err != nil {
+						return err
+					}
+					continue
+				}
+				state := ""
+				if m.SupersededBy != nil {
+					state = " (superseded)"
+				}
+				a.Printf("%-11s p=%-3d v%d  %s%s\n", m.Type, m.Priority, m.Version, oneLine(m.Content, 100), state)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "only memories extracted from this session")
+	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction")
+	cmd.Flags().BoolVar(&all, "all-versions", false, "include superseded versions")
+	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories")
+	return cmd
+}

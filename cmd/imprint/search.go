@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/search"
+)
+
+func newSearchCmd(a *App) *cobra.Command {
+	var kind, session string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Hybrid recall: keyword (BM25) and vector results fused by RRF",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			kinds, err := search.ParseKind(kind)
+			if err != nil {
+				return err
+			}
+			if limit <= 0 {
+				return imprint.Invalidf("--limit must be positive")
+			}
+			s, err := a.searcher(cmd.Context())
+			if err != nil {
+				return err
+			}
+			hits, err := s.Search(cmd.Context(), search.Query{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Limit: limit})
+			if err != nil {
+				return err
+			}
+			for _, h := range hits {
+				if a.JSON {
+					if err := a.PrintJSON(h); err != nil {
+						return err
+					}
+					continue
+				}
+				a.Printf("%-7s %.4f  %s\n", h.Kind, h.Score, oneLine(h.Text, 110))
+			}
+			if !a.JSON && len(hits) == 0 {
+				a.Printf("no results\n")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")
+	cmd.Flags().StringVar(&session, "session", "", "only records of this session")
+	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many hits")
+	return cmd
+}

@@ -19,48 +19,65 @@ const (
 	ReasonPromptInjection = "prompt_injection"
 )
 
+// injectionPattern is a regular expression with the literal words one of
+// which any match contains; the cheap substring test skips most patterns
+// for ordinary text.
+type injectionPattern struct {
+	needles string // "|"-separated
+	re      *regexp.Regexp
+}
+
+func (p injectionPattern) match(folded string) bool {
+	for n := range strings.SplitSeq(p.needles, "|") {
+		if strings.Contains(folded, n) {
+			return p.re.MatchString(folded)
+		}
+	}
+	return false
+}
+
 // injectionPatterns match attempts to take over the extraction model. They
 // run on text folded by foldText (lower case, ASCII forms of full-width
 // characters, single spaces). Each Chinese pattern stands on its own, so
 // either half of a combined request is caught.
-var injectionPatterns = []*regexp.Regexp{
+var injectionPatterns = []injectionPattern{
 	// Override of earlier instructions.
-	regexp.MustCompile(`\bignore (all |any |every )?(of )?(the |your |my |these |those )?(previous|prior|above|earlier|preceding|former|foregoing) (instructions?|prompts?|rules|guidelines|directions|directives|commands|context)\b`),
-	regexp.MustCompile(`\bignore (all|any|every) (of )?(your |the )?(instructions|rules|guidelines|directives|restrictions|safeguards)\b`),
-	regexp.MustCompile(`\bignore your (instructions|rules|guidelines|programming|system prompt|restrictions)\b`),
-	regexp.MustCompile(`\bdisregard (all |any )?(of )?(the |your )?(above|previous|prior|preceding|earlier)( (instructions?|prompts?|rules|guidelines|directions|messages|context))?( and\b|[.!,;:]|$)`),
-	regexp.MustCompile(`\bdisregard (all |any )?(of )?your (instructions|rules|guidelines|programming|system prompt)\b`),
-	regexp.MustCompile(`\bforget (all |about )?(of )?(your|the previous|the above|all previous|previous|prior) (instructions|rules|guidelines|programming|training|constraints|system prompt)\b`),
-	regexp.MustCompile(`\bforget everything (you were told|above|before this|you know about your rules)\b`),
-	regexp.MustCompile(`\b(override|bypass|disable|circumvent) (all |any )?(of )?your (safety |content |ethical )?(rules|filters?|guidelines|restrictions|guardrails|safeguards|programming|instructions)\b`),
-	regexp.MustCompile(`\b(override|bypass|disable|circumvent) (the |all )?(safety|content|ethical) (filters?|guidelines|restrictions|guardrails|safeguards|policies)\b`),
+	{"ignore", regexp.MustCompile(`\bignore (all |any |every )?(of )?(the |your |my |these |those )?(previous|prior|above|earlier|preceding|former|foregoing) (instructions?|prompts?|rules|guidelines|directions|directives|commands|context)\b`)},
+	{"ignore", regexp.MustCompile(`\bignore (all|any|every) (of )?(your |the )?(instructions|rules|guidelines|directives|restrictions|safeguards)\b`)},
+	{"ignore", regexp.MustCompile(`\bignore your (instructions|rules|guidelines|programming|system prompt|restrictions)\b`)},
+	{"disregard", regexp.MustCompile(`\bdisregard (all |any )?(of )?(the |your )?(above|previous|prior|preceding|earlier)( (instructions?|prompts?|rules|guidelines|directions|messages|context))?( and\b|[.!,;:]|$)`)},
+	{"disregard", regexp.MustCompile(`\bdisregard (all |any )?(of )?your (instructions|rules|guidelines|programming|system prompt)\b`)},
+	{"forget", regexp.MustCompile(`\bforget (all |about )?(of )?(your|the previous|the above|all previous|previous|prior) (instructions|rules|guidelines|programming|training|constraints|system prompt)\b`)},
+	{"forget", regexp.MustCompile(`\bforget everything (you were told|above|before this|you know about your rules)\b`)},
+	{"override|bypass|disable|circumvent", regexp.MustCompile(`\b(override|bypass|disable|circumvent) (all |any )?(of )?your (safety |content |ethical )?(rules|filters?|guidelines|restrictions|guardrails|safeguards|programming|instructions)\b`)},
+	{"override|bypass|disable|circumvent", regexp.MustCompile(`\b(override|bypass|disable|circumvent) (the |all )?(safety|content|ethical) (filters?|guidelines|restrictions|guardrails|safeguards|policies)\b`)},
 	// Probing for the hidden prompt.
-	regexp.MustCompile(`\b(reveal|print|show|display|output|repeat|leak|dump|tell me|give me|share|expose) (me )?(all |the full |the exact )?your (full |exact |entire |original |initial |hidden |secret )?(system prompt|system message|system instructions|initial instructions|hidden instructions|original instructions|instructions verbatim)\b`),
-	regexp.MustCompile(`\b(reveal|print|leak|dump|repeat|output) (me )?the (full |exact |entire |original |initial |hidden |secret )?(system prompt|system message|hidden prompt|hidden instructions)\b`),
-	regexp.MustCompile(`\bwhat (is|are|was|were) your (system prompt|system instructions|hidden instructions|original instructions|initial instructions)\b`),
+	{"prompt|system|instructions", regexp.MustCompile(`\b(reveal|print|show|display|output|repeat|leak|dump|tell me|give me|share|expose) (me )?(all |the full |the exact )?your (full |exact |entire |original |initial |hidden |secret )?(system prompt|system message|system instructions|initial instructions|hidden instructions|original instructions|instructions verbatim)\b`)},
+	{"system|hidden", regexp.MustCompile(`\b(reveal|print|leak|dump|repeat|output) (me )?the (full |exact |entire |original |initial |hidden |secret )?(system prompt|system message|hidden prompt|hidden instructions)\b`)},
+	{"what ", regexp.MustCompile(`\bwhat (is|are|was|were) your (system prompt|system instructions|hidden instructions|original instructions|initial instructions)\b`)},
 	// Role hijack.
-	regexp.MustCompile(`\byou are now (a |an |in )?(dan|unrestricted|unfiltered|uncensored|jailbroken|evil|free of|free from|no longer|without (any )?(rules|restrictions|limits|filters)|(developer|dev|god|sudo|admin|dan|jailbreak|debug|unrestricted) mode)\b`),
-	regexp.MustCompile(`\bfrom now on,? you (are|will be|will act as) (a |an )?(dan|unrestricted|unfiltered|uncensored|jailbroken|evil)\b`),
-	regexp.MustCompile(`\b(act|pretend|behave|roleplay|role-play) (as|like|to be) (a |an |if you were )?(dan|jailbroken|unrestricted|unfiltered|uncensored|evil|an? ai without (any )?(rules|restrictions|limits|filters))\b`),
-	regexp.MustCompile(`\bdo anything now\b`),
-	regexp.MustCompile(`\b(enter|switch (in)?to|activate|go into) (the )?(dan|jailbreak|jailbroken|god|sudo|developer|dev|unrestricted|unfiltered) mode\b`),
-	regexp.MustCompile(`\b(developer|dan|jailbreak|god) mode (is )?(now )?(enabled|activated)\b`),
-	regexp.MustCompile(`\bjailbr(eak|oke|oken)( mode| prompt|\b.{0,20}\b(yourself|you|the (ai|model|assistant|chatbot)))\b`),
-	regexp.MustCompile(`\byou('re| are) (now )?jailbroken\b`),
+	{"you are now", regexp.MustCompile(`\byou are now (a |an |in )?(dan|unrestricted|unfiltered|uncensored|jailbroken|evil|free of|free from|no longer|without (any )?(rules|restrictions|limits|filters)|(developer|dev|god|sudo|admin|dan|jailbreak|debug|unrestricted) mode)\b`)},
+	{"from now on", regexp.MustCompile(`\bfrom now on,? you (are|will be|will act as) (a |an )?(dan|unrestricted|unfiltered|uncensored|jailbroken|evil)\b`)},
+	{"act |pretend|behave|roleplay|role-play", regexp.MustCompile(`\b(act|pretend|behave|roleplay|role-play) (as|like|to be) (a |an |if you were )?(dan|jailbroken|unrestricted|unfiltered|uncensored|evil|an? ai without (any )?(rules|restrictions|limits|filters))\b`)},
+	{"do anything now", regexp.MustCompile(`\bdo anything now\b`)},
+	{" mode", regexp.MustCompile(`\b(enter|switch (in)?to|activate|go into) (the )?(dan|jailbreak|jailbroken|god|sudo|developer|dev|unrestricted|unfiltered) mode\b`)},
+	{" mode", regexp.MustCompile(`\b(developer|dan|jailbreak|god) mode (is )?(now )?(enabled|activated)\b`)},
+	{"jailbr", regexp.MustCompile(`\bjailbr(eak|oke|oken)( mode| prompt|\b.{0,20}\b(yourself|you|the (ai|model|assistant|chatbot)))\b`)},
+	{"jailbroken", regexp.MustCompile(`\byou('re| are) (now )?jailbroken\b`)},
 	// Chat-template tokens pasted into a message.
-	regexp.MustCompile(`<\|(im_start|im_end|system|endoftext)\|>`),
+	{"<|", regexp.MustCompile(`<\|(im_start|im_end|system|endoftext)\|>`)},
 	// Chinese: override of earlier instructions.
-	regexp.MustCompile(`(忽略|无视|不要理会|别理会|不要管|抛开)(掉)?(你)?(之前|以上|上面|前面|先前|此前|上述|刚才|所有|全部|一切)(的)?(所有|全部|一切)?(的)?(指令|指示|规则|命令|提示|设定|要求|限制|约束)`),
-	regexp.MustCompile(`(忽略|无视)(掉)?(以上|上面|上述|前面)(所有|全部)?(的)?(内容|信息|文字)?\s*([，。,.!！;；：:]|$)`),
-	regexp.MustCompile(`(忘记|忘掉|忘了)(你)?(之前|以上|所有|全部|你的)(的)?(所有|全部)?(的)?(指令|规则|设定|限制|约束|提示)`),
+	{"忽略|无视|不要理会|别理会|不要管|抛开", regexp.MustCompile(`(忽略|无视|不要理会|别理会|不要管|抛开)(掉)?(你)?(之前|以上|上面|前面|先前|此前|上述|刚才|所有|全部|一切)(的)?(所有|全部|一切)?(的)?(指令|指示|规则|命令|提示|设定|要求|限制|约束)`)},
+	{"忽略|无视", regexp.MustCompile(`(忽略|无视)(掉)?(以上|上面|上述|前面)(所有|全部)?(的)?(内容|信息|文字)?\s*([，。,.!！;；：:]|$)`)},
+	{"忘记|忘掉|忘了", regexp.MustCompile(`(忘记|忘掉|忘了)(你)?(之前|以上|所有|全部|你的)(的)?(所有|全部)?(的)?(指令|规则|设定|限制|约束|提示)`)},
 	// Chinese: probing for the hidden prompt.
-	regexp.MustCompile(`(输出|显示|展示|打印|告诉我|给我看|泄露|透露|说出|重复|发给我|念出)(一下)?(你|您)?(的)?(完整的?)?(系统|初始|隐藏|原始|内部|底层)(提示词|提示语|提示|指令|prompt|设定|消息)`),
-	regexp.MustCompile(`(你|您)的(系统|初始|隐藏|原始)(提示词|提示|指令|prompt)(是什么|是啥|内容)`),
+	{"系统|初始|隐藏|原始|内部|底层", regexp.MustCompile(`(输出|显示|展示|打印|告诉我|给我看|泄露|透露|说出|重复|发给我|念出)(一下)?(你|您)?(的)?(完整的?)?(系统|初始|隐藏|原始|内部|底层)(提示词|提示语|提示|指令|prompt|设定|消息)`)},
+	{"你的|您的", regexp.MustCompile(`(你|您)的(系统|初始|隐藏|原始)(提示词|提示|指令|prompt)(是什么|是啥|内容)`)},
 	// Chinese: role hijack.
-	regexp.MustCompile(`(你现在是|从现在(开始|起)[，,]?你(就)?是|你已经是)(一个|一名|一位|个)?(不受|没有|无|毫无|解除)(任何)?(限制|约束|审查|道德|规则)`),
-	regexp.MustCompile(`(你现在是|从现在(开始|起)[，,]?你(就)?是)\s*(dan|DAN|越狱|开发者模式|上帝模式)`),
-	regexp.MustCompile(`(扮演|假装|充当|模拟).{0,20}(不受|没有|无|毫无|解除|不存在)(任何)?(限制|约束|审查|道德|规则)`),
-	regexp.MustCompile(`(进入|开启|切换到|切换为|启用|激活)(到)?(开发者|开发|越狱|上帝|调试|无限制|dan|DAN)模式`),
+	{"你现在是|从现在|你已经是", regexp.MustCompile(`(你现在是|从现在(开始|起)[，,]?你(就)?是|你已经是)(一个|一名|一位|个)?(不受|没有|无|毫无|解除)(任何)?(限制|约束|审查|道德|规则)`)},
+	{"你现在是|从现在", regexp.MustCompile(`(你现在是|从现在(开始|起)[，,]?你(就)?是)\s*(dan|DAN|越狱|开发者模式|上帝模式)`)},
+	{"扮演|假装|充当|模拟", regexp.MustCompile(`(扮演|假装|充当|模拟).{0,20}(不受|没有|无|毫无|解除|不存在)(任何)?(限制|约束|审查|道德|规则)`)},
+	{"模式", regexp.MustCompile(`(进入|开启|切换到|切换为|启用|激活)(到)?(开发者|开发|越狱|上帝|调试|无限制|dan|DAN)模式`)},
 }
 
 // ShouldExtract reports whether a message is worth sending to the extraction
@@ -96,7 +113,7 @@ func ShouldExtract(content string) (ok bool, reason string) {
 func LooksLikeInjection(s string) bool {
 	f := foldText(s)
 	for _, p := range injectionPatterns {
-		if p.MatchString(f) {
+		if p.match(f) {
 			return true
 		}
 	}

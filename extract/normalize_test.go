@@ -34,3 +34,10 @@ func TestContentHashEqualForSameNormalizedText(t *testing.T) {
 		t.Error("different texts hash equally")
 	}
 }
+
+func BenchmarkContentHash(b *testing.B) {
+	s := "The user moved from Berlin to Munich in April 2026 and now works at a small bakery. 用户喜欢喝绿茶。"
+	for b.Loop() {
+		ContentHash(s)
+	}
+}

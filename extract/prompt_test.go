@@ -92,3 +92,15 @@ func TestSystemPromptsStateTheRules(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkExtractionUserMessage(b *testing.B) {
+	var msgs []imprint.Message
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 15 {
+		msgs = append(msgs, imprint.Message{ID: imprint.NewID(), Role: imprint.RoleUser,
+			Content: strings.Repeat("I moved to Berlin last spring and work at a bakery. ", 8), Timestamp: imprint.At(at.Add(time.Duration(i) * time.Minute))})
+	}
+	for b.Loop() {
+		ExtractionUserMessage("Planning a trip", msgs[:5], msgs[5:])
+	}
+}

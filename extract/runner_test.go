@@ -591,3 +591,37 @@ func TestResultJSONShape(t *testing.T) {
 		t.Errorf("record scope = %s", recs[0]["scope"])
 	}
 }
+
+func TestWithoutLLMHeuristicAndPreCheckOnly(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, smallConfig(10, 5), withoutLLM(), withEmbedder())
+	said := []string{"I prefer dark mode in every editor.", "From now on, always answer in French.", "hello!"}
+	e.record("s1", e.baseDay, said...)
+	first, err := e.extractAll("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 1 || !first[0].Success || first[0].StoredCount == 0 || first[0].Decisions.Store != first[0].StoredCount {
+		t.Fatalf("first session = %+v", first)
+	}
+	for _, r := range first[0].Records {
+		if r.Extractor != imprint.ExtractorHeuristic || len(r.Vec) == 0 {
+			t.Errorf("memory %q: extractor %q, vector %d", r.Content, r.Extractor, len(r.Vec))
+		}
+	}
+	// The same statements in another session of the scope are recognised.
+	e.record("s2", e.baseDay.AddDate(0, 0, 1), said...)
+	second, err := e.extractAll("s2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second) != 1 || second[0].StoredCount != 0 || second[0].Decisions.Skip != first[0].StoredCount || len(second[0].Warnings) != 0 {
+		t.Errorf("second session = %+v, want every memory skipped without warnings", second)
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("%d LLM requests without an LLM", n)
+	}
+	if n := len(e.live()); n != first[0].StoredCount {
+		t.Errorf("%d live memories, want %d", n, first[0].StoredCount)
+	}
+}

@@ -202,7 +202,7 @@ func contentHashSession(prefix string, data []byte) string {
 	return prefix + "-" + hex.EncodeToString(sum[:8])
 }
 
-// toolInput normalizes a tool call's arguments to JSON: raw JSON is kept, a
+// toolInput normalizes a tool call's arguments to compact JSON: raw JSON is kept, a
 // string holding JSON is decoded (OpenAI sends arguments that way), any other
 // string becomes a JSON string. Empty input is nil.
 func toolInput(raw json.RawMessage) json.RawMessage {
@@ -217,10 +217,11 @@ func toolInput(raw json.RawMessage) json.RawMessage {
 		}
 		return stringInput(s)
 	}
-	if !json.Valid(raw) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
 		return nil
 	}
-	return append(json.RawMessage(nil), raw...)
+	return buf.Bytes()
 }
 
 // stringInput turns tool arguments given as text into JSON.
@@ -387,8 +388,8 @@ func (b *turnBuilder) result(id, name, output, errText string, ts imprint.Time) 
 	})
 }
 
-// lastCall returns the most recent tool turn still awaiting a result whose
-// name is name, or -1.
+// lastCall returns the call id of the most recent tool turn named name that
+// still awaits its result.
 func (b *turnBuilder) lastCall(name string) (string, bool) {
 	best, bestIdx := "", -1
 	for id, i := range b.pending {

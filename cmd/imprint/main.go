@@ -53,6 +53,8 @@ func commands(a *App) []*cobra.Command {
 		newExtractCmd(a),
 		newMemoriesCmd(a),
 		newSearchCmd(a),
+		newRecordCmd(a),
+		newImportCmd(a),
 	}
 }
 

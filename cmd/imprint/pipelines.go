@@ -8,6 +8,8 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/record"
+	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/search"
 	"github.com/imprint-dev/imprint/shard"
 )
@@ -94,4 +96,23 @@ func (a *App) searcher(ctx context.Context) (search.Searcher, error) {
 		return search.Searcher{}, err
 	}
 	return search.Searcher{Store: st, Embedder: emb}, nil
+}
+
+// l0Recorder returns the L0 recorder writing conversations day shards to
+// <data_dir>/conversations.
+func (a *App) l0Recorder(ctx context.Context) (*record.Recorder, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := a.Embedder()
+	if err != nil {
+		return nil, err
+	}
+	conv, err := shard.NewWriter(filepath.Join(a.Config.DataDir, "conversations"))
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	return record.NewRecorder(record.Deps{Store: st, Embedder: emb, Redact: redact.String, Conversations: conv, Logger: a.Logger},
+		record.Config{EveryNRounds: a.Config.Extraction.EveryNRounds}), nil
 }

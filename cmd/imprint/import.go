@@ -1,0 +1,500 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/capture"
+	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/importer"
+)
+
+// importFormats are the values --format takes.
+var importFormats = []string{"auto", importer.FormatClaudeCode, importer.FormatOpenClaw, importer.FormatOpenAI,
+	importer.FormatChatGPT, importer.FormatLoCoMo, importer.FormatImprint}
+
+// importOptions are the flags of imprint import.
+type importOptions struct {
+	format    string
+	noExtract bool
+	noCapture bool
+	dryRun    bool
+	tz        string
+}
+
+// importSummary is the one object imprint import --json prints.
+type importSummary struct {
+	Files            int                `json:"files"`
+	Transcripts      int                `json:"transcripts"`
+	MessagesRecorded int                `json:"messages_recorded"`
+	MessagesSkipped  int                `json:"messages_skipped"`
+	Episodes         int                `json:"episodes"`
+	EpisodesSkipped  int                `json:"episodes_unchanged"`
+	Traces           int                `json:"traces"`
+	Memories         memoryDecisions    `json:"memories"`
+	Warnings         []importer.Warning `json:"warnings"`
+	LLMCalls         int                `json:"llm_calls"`
+	PromptTokens     int                `json:"prompt_tokens"`
+	CompletionTokens int                `json:"completion_tokens"`
+	// Dry-run only.
+	DryRun                bool `json:"dry_run,omitempty"`
+	LLMConfigured         bool `json:"llm_configured"`
+	EstimatedLLMCalls     *int `json:"estimated_llm_calls,omitempty"`
+	EstimatedPromptTokens *int `json:"estimated_prompt_tokens,omitempty"`
+}
+
+type memoryDecisions struct {
+	Store  int `json:"store"`
+	Update int `json:"update"`
+	Merge  int `json:"merge"`
+	Skip   int `json:"skip"`
+}
+
+func newImportCmd(a *App) *cobra.Command {
+	var o importOptions
+	cmd := &cobra.Command{
+		Use:   "import [--format F] [--no-extract] [--no-capture] [--dry-run] PATH...",
+		Short: "Import agent transcripts: record messages, capture episodes, extract memories",
+		Long: "import reads transcripts from files or folders (Claude Code project folders such as\n" +
+			"~/.claude/projects included), records their messages, captures their episodes into\n" +
+			"traces and extracts memories. It is idempotent and resumable: importing the same files\n" +
+			"again adds nothing, a transcript that grew adds only what is new, and an interrupted\n" +
+			"import continues where it stopped. Formats: " + strings.Join(importFormats, ", ") + ".",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runImport(cmd.Context(), o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "auto", "transcript format: "+strings.Join(importFormats, ", "))
+	f.BoolVar(&o.noExtract, "no-extract", false, "record and capture only; leave messages pending for extraction")
+	f.BoolVar(&o.noCapture, "no-capture", false, "do not capture episodes into traces")
+	f.BoolVar(&o.dryRun, "dry-run", false, "report what would be imported and estimate LLM calls and prompt tokens; write nothing")
+	f.StringVar(&o.tz, "tz", "UTC", "time zone of zone-less dates (LoCoMo), e.g. Europe/Amsterdam")
+	return cmd
+}
+
+// importSource is one unit the importer reads: a file, or a Claude Code
+// project folder (sessions and their sub-agent files together).
+type importSource struct {
+	path   string
+	format string
+	ccDir  bool
+}
+
+func (a *App) runImport(ctx context.Context, o importOptions, paths []string) error {
+	if !contains(importFormats, o.format) {
+		return imprint.Invalidf("--format %q: want one of %s", o.format, strings.Join(importFormats, ", "))
+	}
+	loc, err := time.LoadLocation(o.tz)
+	if err != nil {
+		return imprint.Invalidf("--tz %q: %v", o.tz, err)
+	}
+	sources, warns, err := collectSources(paths, o.format)
+	if err != nil {
+		return err
+	}
+	sum := &importSummary{Files: len(sources), Warnings: warns, DryRun: o.dryRun}
+	m, err := a.LLM()
+	if err != nil {
+		return err
+	}
+	sum.LLMConfigured = m != nil
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var capRunner *capture.Runner
+	if !o.noCapture {
+		if capRunner, err = a.captureRunner(ctx); err != nil {
+			return err
+		}
+	}
+	var est *estimate
+	if o.dryRun {
+		est = &estimate{cfg: a.Config}
+	}
+	bar := a.progress(len(sources))
+	var sessions []string
+	seen := map[string]bool{}
+	for _, src := range sources {
+		trs, ws, err := readSource(src, loc)
+		sum.Warnings = append(sum.Warnings, ws...)
+		if err != nil {
+			if errors.Is(err, imprint.ErrInvalid) && len(sources) > 1 {
+				// One bad file does not stop an import of many.
+				sum.Warnings = append(sum.Warnings, importer.Warning{File: src.path, Message: err.Error()})
+				bar.advance(sum)
+				continue
+			}
+			return err
+		}
+		for _, tr := range trs {
+			sum.Transcripts++
+			sum.Warnings = append(sum.Warnings, tr.Warnings...)
+			if err := a.importTranscript(ctx, st, capRunner, tr, sum, est); err != nil {
+				return err
+			}
+			if !seen[tr.SessionID] {
+				seen[tr.SessionID] = true
+				sessions = append(sessions, tr.SessionID)
+			}
+			bar.update(sum)
+		}
+		bar.advance(sum)
+	}
+	switch {
+	case o.dryRun:
+		if err := est.pending(ctx, st, a.Scope(), sessions, a.Config.Extraction.MaxMessagesPerExtraction); err != nil {
+			return err
+		}
+		calls, tokens := est.calls, est.tokens
+		sum.EstimatedLLMCalls, sum.EstimatedPromptTokens = &calls, &tokens
+	case !o.noExtract:
+		if err := a.importExtract(ctx, sessions, sum, bar); err != nil {
+			return err
+		}
+	}
+	bar.finish()
+	for _, u := range a.LLMCalls().Usage() {
+		sum.LLMCalls += u.Calls
+		sum.PromptTokens += u.PromptTokens
+		sum.CompletionTokens += u.CompletionTokens
+	}
+	if sum.Warnings == nil {
+		sum.Warnings = []importer.Warning{}
+	}
+	if a.JSON {
+		return a.PrintJSON(sum)
+	}
+	a.printImportSummary(sum)
+	return nil
+}
+
+// importTranscript records the transcript's messages and captures its new
+// or grown episodes (or, in a dry run, only counts them).
+func (a *App) importTranscript(ctx context.Context, st imprint.Store, capRunner *capture.Runner, tr importer.Transcript, sum *importSummary, est *estimate) error {
+	scope := a.Scope()
+	if est != nil {
+		n, err := est.messages(ctx, st, scope, tr)
+		if err != nil {
+			return err
+		}
+		sum.MessagesRecorded += n
+		sum.MessagesSkipped += len(tr.Messages) - n
+	} else if len(tr.Messages) > 0 {
+		rec, err := a.l0Recorder(ctx)
+		if err != nil {
+			return err
+		}
+		res, err := rec.Record(ctx, scope, tr.SessionID, tr.Messages)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", tr.SessionID, err)
+		}
+		sum.MessagesRecorded += res.RecordedCount
+		sum.MessagesSkipped += len(res.Skipped)
+	}
+	if capRunner == nil {
+		return nil
+	}
+	for _, ep := range tr.Episodes {
+		ep.Scope = scope
+		// Episode ids are derived from the scope too, so one transcript can
+		// be imported into several scopes.
+		ep.ID = capture.DeriveEpisodeID(ep)
+		prev, err := st.GetEpisode(ctx, scope, ep.ID)
+		switch {
+		case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
+			sum.EpisodesSkipped++
+			continue // captured before and unchanged
+		case err != nil && !errors.Is(err, imprint.ErrNotFound):
+			return fmt.Errorf("import episode %s: %w", ep.ID, err)
+		}
+		if est != nil {
+			sum.Episodes++
+			est.episode(ep)
+			continue
+		}
+		res, err := capRunner.Run(ctx, ep, "")
+		if err != nil {
+			return fmt.Errorf("capture episode %s of %s: %w", ep.ID, tr.SessionID, err)
+		}
+		sum.Episodes++
+		sum.Traces += len(res.Traces)
+		for _, w := range res.Warnings {
+			sum.Warnings = append(sum.Warnings, importer.Warning{File: tr.SessionID, Message: fmt.Sprintf("capture %s: %s/%s: %s", ep.ID, w.Stage, w.Code, w.Message)})
+		}
+	}
+	return nil
+}
+
+// importExtract runs extraction over the pending messages of the imported
+// sessions. A failed window leaves its messages pending (a later import or
+// imprint extract retries them) and is reported as a warning.
+func (a *App) importExtract(ctx context.Context, sessions []string, sum *importSummary, bar *importBar) error {
+	r, err := a.extractRunner(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sid := range sessions {
+		err := r.ExtractPending(ctx, a.Scope(), sid, func(res extract.Result) {
+			sum.Memories.Store += res.Decisions.Store
+			sum.Memories.Update += res.Decisions.Update
+			sum.Memories.Merge += res.Decisions.Merge
+			sum.Memories.Skip += res.Decisions.Skip
+			for _, w := range res.Warnings {
+				sum.Warnings = append(sum.Warnings, importer.Warning{File: sid, Message: fmt.Sprintf("extract: %s/%s: %s", w.Stage, w.Code, w.Message)})
+			}
+			bar.update(sum)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			sum.Warnings = append(sum.Warnings, importer.Warning{File: sid, Message: "extraction stopped, messages stay pending: " + err.Error()})
+		}
+	}
+	return nil
+}
+
+func (a *App) printImportSummary(s *importSummary) {
+	if s.DryRun {
+		a.Printf("dry run: nothing was written\n")
+	}
+	a.Printf("files %d, transcripts %d\n", s.Files, s.Transcripts)
+	a.Printf("messages: %d recorded, %d skipped (already recorded or empty)\n", s.MessagesRecorded, s.MessagesSkipped)
+	a.Printf("episodes: %d captured into %d traces, %d unchanged\n", s.Episodes, s.Traces, s.EpisodesSkipped)
+	a.Printf("memories: %d stored, %d updated, %d merged, %d skipped as duplicates\n", s.Memories.Store, s.Memories.Update, s.Memories.Merge, s.Memories.Skip)
+	a.Printf("LLM: %d calls, %d prompt + %d completion tokens", s.LLMCalls, s.PromptTokens, s.CompletionTokens)
+	if !s.LLMConfigured {
+		a.Printf(" (no LLM configured: heuristic extraction, neutral α)")
+	}
+	a.Printf("\n")
+	if s.EstimatedLLMCalls != nil {
+		a.Printf("a real import with an LLM would make about %d LLM calls with about %d prompt tokens\n", *s.EstimatedLLMCalls, *s.EstimatedPromptTokens)
+	}
+	for i, w := range s.Warnings {
+		if i == 20 {
+			a.Printf("… and %d more warnings (see --json)\n", len(s.Warnings)-20)
+			break
+		}
+		loc := w.File
+		if w.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", w.File, w.Line)
+		}
+		a.Printf("warning: %s: %s\n", loc, w.Message)
+	}
+}
+
+// collectSources expands paths into the files (and Claude Code folders) to
+// read, with each one's format. Files of unknown format inside folders are
+// skipped with a warning; a named file of unknown format is an error.
+func collectSources(paths []string, format string) ([]importSource, []importer.Warning, error) {
+	var out []importSource
+	var warns []importer.Warning
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, imprint.Invalidf("%s: %v", p, err)
+		}
+		if !info.IsDir() {
+			f, err := fileFormat(p, format)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, importSource{path: p, format: f})
+			continue
+		}
+		srcs, ws, err := walkDir(p, format)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, srcs...)
+		warns = append(warns, ws...)
+	}
+	if len(out) == 0 {
+		return nil, warns, imprint.Invalidf("no transcripts found in %s", strings.Join(paths, ", "))
+	}
+	return out, warns, nil
+}
+
+// walkDir finds transcripts under dir. A folder holding Claude Code session
+// files is one source, read with its sub-agent files.
+func walkDir(dir, format string) ([]importSource, []importer.Warning, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, imprint.Invalidf("%s: %v", dir, err)
+	}
+	var out []importSource
+	var warns []importer.Warning
+	ccDir := false
+	var files, subdirs []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if e.IsDir() {
+			subdirs = append(subdirs, p)
+			continue
+		}
+		if !strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		f, err := fileFormat(p, format)
+		if err != nil {
+			warns = append(warns, importer.Warning{File: p, Message: "skipped: " + err.Error()})
+			continue
+		}
+		if f == importer.FormatClaudeCode {
+			ccDir = true
+			continue
+		}
+		files = append(files, p)
+		out = append(out, importSource{path: p, format: f})
+	}
+	if ccDir {
+		out = append(out, importSource{path: dir, format: importer.FormatClaudeCode, ccDir: true})
+	}
+	for _, sd := range subdirs {
+		// A Claude Code folder's <session>/subagents files belong to it.
+		if ccDir {
+			continue
+		}
+		srcs, ws, err := walkDir(sd, format)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, srcs...)
+		warns = append(warns, ws...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, warns, nil
+}
+
+// fileFormat returns the format of the file at p: the --format given, or
+// sniffed from its head. --format openai also covers τ-bench trajectories.
+func fileFormat(p, format string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", imprint.Invalidf("%s: %v", p, err)
+	}
+	defer f.Close()
+	head := make([]byte, importer.SniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", imprint.Invalidf("%s: %v", p, err)
+	}
+	sniffed, serr := importer.Sniff(p, bytes.Clone(head[:n]))
+	switch {
+	case format == "auto":
+		return sniffed, serr
+	case format == importer.FormatOpenAI && sniffed == importer.FormatTauBench:
+		return importer.FormatTauBench, nil
+	}
+	return format, nil
+}
+
+// readSource reads one source into transcripts.
+func readSource(src importSource, loc *time.Location) ([]importer.Transcript, []importer.Warning, error) {
+	if src.ccDir {
+		return importer.ReadClaudeCodeDir(src.path)
+	}
+	f, err := os.Open(src.path)
+	if err != nil {
+		return nil, nil, imprint.Invalidf("%s: %v", src.path, err)
+	}
+	defer f.Close()
+	var trs []importer.Transcript
+	switch src.format {
+	case importer.FormatClaudeCode:
+		var tr importer.Transcript
+		tr, err = importer.ReadClaudeCode(f, src.path)
+		trs = []importer.Transcript{tr}
+	case importer.FormatOpenClaw:
+		var tr importer.Transcript
+		tr, err = importer.ReadOpenClaw(f, src.path)
+		trs = []importer.Transcript{tr}
+	case importer.FormatOpenAI:
+		trs, err = importer.ReadOpenAIChat(f, src.path)
+	case importer.FormatTauBench:
+		trs, err = importer.ReadTauBench(f, src.path)
+	case importer.FormatChatGPT:
+		trs, err = importer.ReadChatGPT(f, src.path)
+	case importer.FormatLoCoMo:
+		trs, err = importer.ReadLoCoMo(f, src.path, loc)
+	case importer.FormatImprint:
+		trs, err = importer.ReadImprint(f, src.path)
+	default:
+		return nil, nil, imprint.Invalidf("%s: unknown format %q", src.path, src.format)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return trs, nil, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// importBar shows progress on stderr when it is a terminal; otherwise all
+// its methods do nothing.
+type importBar struct {
+	bar *progressbar.ProgressBar
+}
+
+func (a *App) progress(files int) *importBar {
+	f, ok := a.Stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return &importBar{}
+	}
+	return &importBar{bar: progressbar.NewOptions(files,
+		progressbar.OptionSetWriter(a.Stderr),
+		progressbar.OptionSetDescription("importing"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("files"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+func (b *importBar) update(s *importSummary) {
+	if b.bar == nil {
+		return
+	}
+	b.bar.Describe(fmt.Sprintf("messages %d · episodes %d · memories %d", s.MessagesRecorded, s.Episodes, s.Memories.Store+s.Memories.Update+s.Memories.Merge))
+}
+
+func (b *importBar) advance(s *importSummary) {
+	if b.bar == nil {
+		return
+	}
+	b.update(s)
+	_ = b.bar.Add(1)
+}
+
+func (b *importBar) finish() {
+	if b.bar != nil {
+		_ = b.bar.Finish()
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/record"
+)
+
+func newRecordCmd(a *App) *cobra.Command {
+	var session string
+	cmd := &cobra.Command{
+		Use:   "record --session KEY [FILE|-]...",
+		Short: "Append L0 messages to a session (never runs extraction itself)",
+		Long: "record reads messages (an object {session_id, scope, messages:[...]} or JSONL of\n" +
+			"message objects; '-' or no file reads stdin), sanitizes and redacts them, and\n" +
+			"appends the new ones to the session. When extraction.every_n_rounds user messages\n" +
+			"have arrived since the last extraction, the session is marked due (imprint serve or\n" +
+			"imprint extract carries it out).",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			type batch struct {
+				session string
+				scope   imprint.Scope
+				msgs    []imprint.Message
+			}
+			var batches []batch
+			for _, name := range args {
+				var r io.Reader = a.Stdin
+				if name != "-" {
+					f, err := os.Open(name)
+					if err != nil {
+						return imprint.Invalidf("%s: %v", name, err)
+					}
+					defer f.Close()
+					r = f
+				}
+				sid, sc, msgs, err := importer.ReadMessages(r, name, session)
+				if err != nil {
+					return err
+				}
+				if strings.TrimSpace(sid) == "" {
+					return imprint.Invalidf("%s: session is required: give --session or a session_id in the input", name)
+				}
+				scope := a.Scope()
+				if sc != nil {
+					scope = sc.WithDefaults()
+				}
+				batches = append(batches, batch{sid, scope, msgs})
+			}
+			rec, err := a.l0Recorder(ctx)
+			if err != nil {
+				return err
+			}
+			for _, b := range batches {
+				res, err := rec.Record(ctx, b.scope, b.session, b.msgs)
+				if err != nil {
+					return err
+				}
+				if err := a.printRecord(res); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "session key the messages belong to")
+	return cmd
+}
+
+func (a *App) printRecord(res record.Result) error {
+	if a.JSON {
+		return a.PrintJSON(res)
+	}
+	a.Printf("session %s: recorded %d, skipped %d, vectors %d", res.SessionID, res.RecordedCount, len(res.Skipped), res.VectorsWritten)
+	if res.SchedulerNotified {
+		a.Printf(", extraction due")
+	}
+	a.Printf("\n")
+	for _, s := range res.Skipped {
+		a.Printf("  skipped %s: %s\n", s.ID, s.Reason)
+	}
+	return nil
+}

@@ -9,11 +9,10 @@ import (
 	imprint "github.com/imprint-dev/imprint"
 )
 
-// Opener returns a fresh, empty, migrated store. The suite closes it.
-type Opener func(t *testing.T) imprint.Store
-
-// Run runs the conformance suite against stores made by open. Subtests run
-// in parallel, each on its own store.
+// Run runs the conformance suite against stores made by open, which must
+// return a fresh, empty, migrated store (the suite closes it). Subtests run
+// in parallel, each on its own store. A zero VectorQuery.MinScore does not
+// filter; a query vector of another dimension matches nothing.
 func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 	t.Helper()
 	tests := []struct {

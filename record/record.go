@@ -1,0 +1,295 @@
+package record
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/shard"
+)
+
+// DefaultEveryNRounds is the number of user rounds after which a session is
+// marked due for extraction when Config.EveryNRounds is not set.
+const DefaultEveryNRounds = 5
+
+// Skip reasons reported in Result.Skipped.
+const (
+	// ReasonEmpty means the message had no text left after sanitizing.
+	ReasonEmpty = "empty"
+	// ReasonDuplicate means the id was already recorded for the session, or
+	// appeared earlier in the same call.
+	ReasonDuplicate = "duplicate"
+)
+
+// Deps are what a Recorder works with. Store is required; the others may be
+// nil: without an Embedder no vectors are written, without Redact secrets
+// are kept as given, without Conversations no day shards are written.
+type Deps struct {
+	Store    imprint.Store
+	Embedder imprint.Embedder
+	// Redact replaces secrets in a text (redact.String in the binary).
+	Redact func(string) string
+	// Conversations appends to <data_dir>/conversations/.
+	Conversations *shard.Writer
+	Logger        *slog.Logger
+}
+
+// Config tunes a Recorder.
+type Config struct {
+	// EveryNRounds marks the session due for extraction once this many user
+	// messages were recorded since its last successful extraction.
+	// Zero or less means DefaultEveryNRounds.
+	EveryNRounds int
+}
+
+// Recorder records L0 messages. It is safe for concurrent use.
+type Recorder struct {
+	d   Deps
+	cfg Config
+	now func() time.Time
+}
+
+// NewRecorder returns a Recorder over d with cfg's defaults filled in.
+func NewRecorder(d Deps, cfg Config) *Recorder {
+	if cfg.EveryNRounds <= 0 {
+		cfg.EveryNRounds = DefaultEveryNRounds
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Recorder{d: d, cfg: cfg, now: time.Now}
+}
+
+// Result is the L0 record result (CONTRACTS.md §5.3).
+type Result struct {
+	SessionID     string   `json:"session_id"`
+	RecordedCount int      `json:"recorded_count"`
+	MessageIDs    []string `json:"message_ids"`
+	// FilteredMessages are the messages actually recorded, after sanitizing
+	// and redaction.
+	FilteredMessages []FilteredMessage `json:"filtered_messages"`
+	Skipped          []Skipped         `json:"skipped"`
+	// VectorsWritten counts the recorded messages that got a vector.
+	VectorsWritten    int  `json:"vectors_written"`
+	SchedulerNotified bool `json:"scheduler_notified"`
+}
+
+// FilteredMessage is one recorded message as stored.
+type FilteredMessage struct {
+	ID      string       `json:"id"`
+	Role    imprint.Role `json:"role"`
+	Content string       `json:"content"`
+}
+
+// Skipped is one message that was not recorded, and why.
+type Skipped struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// conversationLine is one line of a conversations day shard (CONTRACTS.md §6).
+type conversationLine struct {
+	ID         string        `json:"id"`
+	SessionID  string        `json:"session_id"`
+	Scope      imprint.Scope `json:"scope"`
+	Role       imprint.Role  `json:"role"`
+	Content    string        `json:"content"`
+	Timestamp  imprint.Time  `json:"timestamp"`
+	RecordedAt imprint.Time  `json:"recorded_at"`
+}
+
+// Record records msgs as L0 messages of the session, in order.
+//
+// Each message is sanitized (Sanitize), then redacted. A message without an
+// id gets one derived from the scope, session, role, timestamp (when given)
+// and sanitized content, plus its rank among identical id-less messages of
+// the call, so posting the same id-less messages again records nothing new.
+// A message without a timestamp gets the time of the call. Messages empty
+// after sanitizing, ids already recorded for the session and ids repeated
+// within msgs are skipped with a reason. The rest are embedded in one
+// Embedder call (a failure is logged and they are recorded without
+// vectors), stored in one transaction, then appended to the conversations
+// shard of the day they were recorded (a shard failure is logged; the store
+// is the record). When the session has reached Config.EveryNRounds user
+// rounds since its last extraction, it is durably marked due for extraction
+// and SchedulerNotified is set.
+//
+// Record returns an error of kind ErrInvalid, and stores nothing, when the
+// session id or scope is missing or a role is not user or assistant (the
+// message names the field, e.g. messages[2].role); store errors are wrapped.
+func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (Result, error) {
+	sessionID = strings.TrimSpace(sessionID)
+	res := Result{SessionID: sessionID, MessageIDs: []string{}, FilteredMessages: []FilteredMessage{}, Skipped: []Skipped{}}
+	if sessionID == "" {
+		return res, imprint.Invalidf("session_id is required")
+	}
+	scope = scope.WithDefaults()
+	if err := scope.Validate(); err != nil {
+		return res, err
+	}
+	for i, m := range msgs {
+		if m.Role != imprint.RoleUser && m.Role != imprint.RoleAssistant {
+			return res, imprint.Invalidf("messages[%d].role must be \"user\" or \"assistant\", got %q", i, m.Role)
+		}
+	}
+	if r.d.Store == nil {
+		return res, fmt.Errorf("record: no store configured")
+	}
+
+	now := imprint.At(r.now())
+	keep := make([]imprint.Message, 0, len(msgs))
+	seen := make(map[string]bool, len(msgs))
+	ranks := map[string]int{} // identical id-less messages seen so far
+	for _, m := range msgs {
+		content := Sanitize(m.Content)
+		if r.d.Redact != nil && content != "" {
+			content = strings.TrimSpace(r.d.Redact(content))
+		}
+		id := strings.TrimSpace(m.ID)
+		if id == "" {
+			base := messageKey(scope, sessionID, m.Role, m.Timestamp, content)
+			id = "msg_" + derivedID(base, ranks[base])
+			ranks[base]++
+		}
+		if content == "" {
+			res.Skipped = append(res.Skipped, Skipped{ID: id, Reason: ReasonEmpty})
+			continue
+		}
+		if seen[id] {
+			res.Skipped = append(res.Skipped, Skipped{ID: id, Reason: ReasonDuplicate})
+			continue
+		}
+		seen[id] = true
+		ts := m.Timestamp
+		if ts.IsZero() {
+			ts = now
+		}
+		keep = append(keep, imprint.Message{
+			ID:         id,
+			SessionID:  sessionID,
+			Scope:      scope,
+			Role:       m.Role,
+			Content:    content,
+			Timestamp:  imprint.At(ts.Time),
+			RecordedAt: now,
+			Speaker:    m.Speaker,
+		})
+	}
+	if len(keep) == 0 {
+		return res, nil
+	}
+
+	r.embed(ctx, keep)
+
+	ar, err := r.d.Store.AppendMessages(ctx, scope, sessionID, keep)
+	if err != nil {
+		return res, fmt.Errorf("record messages: %w", err)
+	}
+	inserted := make(map[string]bool, len(ar.Inserted))
+	for _, id := range ar.Inserted {
+		inserted[id] = true
+	}
+	recorded := make([]imprint.Message, 0, len(ar.Inserted))
+	dupSkips := make([]Skipped, 0, len(keep)-len(ar.Inserted))
+	for _, m := range keep {
+		if !inserted[m.ID] {
+			dupSkips = append(dupSkips, Skipped{ID: m.ID, Reason: ReasonDuplicate})
+			continue
+		}
+		recorded = append(recorded, m)
+		res.MessageIDs = append(res.MessageIDs, m.ID)
+		res.FilteredMessages = append(res.FilteredMessages, FilteredMessage{ID: m.ID, Role: m.Role, Content: m.Content})
+		if len(m.Vec) > 0 {
+			res.VectorsWritten++
+		}
+	}
+	res.Skipped = append(res.Skipped, dupSkips...)
+	res.RecordedCount = len(recorded)
+	if len(recorded) == 0 {
+		return res, nil
+	}
+
+	r.appendShard(recorded)
+
+	if ar.Session.RoundsSinceExtraction >= r.cfg.EveryNRounds {
+		if err := r.d.Store.MarkExtractionDue(ctx, scope, sessionID, true); err != nil {
+			// The messages are recorded; the idle trigger or the next
+			// record call will mark the session again.
+			r.d.Logger.Warn("record: mark extraction due failed", "session_id", sessionID, "error", err)
+		} else {
+			res.SchedulerNotified = true
+		}
+	}
+	return res, nil
+}
+
+// embed sets the vectors of msgs with one Embedder call. A failure leaves
+// them without vectors: recording never depends on the embedder.
+func (r *Recorder) embed(ctx context.Context, msgs []imprint.Message) {
+	if r.d.Embedder == nil {
+		return
+	}
+	texts := make([]string, len(msgs))
+	for i, m := range msgs {
+		texts[i] = m.Content
+	}
+	vecs, err := r.d.Embedder.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(msgs) {
+		err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(msgs))
+	}
+	if err != nil {
+		r.d.Logger.Warn("record: embedding failed; messages recorded without vectors",
+			"embedder", r.d.Embedder.Name(), "messages", len(msgs), "error", err)
+		return
+	}
+	name := r.d.Embedder.Name()
+	for i := range msgs {
+		if len(vecs[i]) == 0 {
+			continue
+		}
+		msgs[i].Vec = vecs[i]
+		msgs[i].Embedder = name
+	}
+}
+
+// appendShard writes the recorded messages to the conversations day shard
+// of their recorded_at date.
+func (r *Recorder) appendShard(msgs []imprint.Message) {
+	if r.d.Conversations == nil {
+		return
+	}
+	lines := make([]any, len(msgs))
+	for i, m := range msgs {
+		lines[i] = conversationLine{ID: m.ID, SessionID: m.SessionID, Scope: m.Scope, Role: m.Role,
+			Content: m.Content, Timestamp: m.Timestamp, RecordedAt: m.RecordedAt}
+	}
+	if err := r.d.Conversations.Append(lines, func(i int) time.Time { return msgs[i].RecordedAt.Time }); err != nil {
+		// The store committed and is the source of truth; failing the call
+		// would make the client retry into duplicates and still lose the line.
+		r.d.Logger.Error("record: conversations shard append failed", "messages", len(msgs), "error", err)
+	}
+}
+
+// messageKey is what identifies an id-less message: who said what, when
+// (if known), in which session of which scope.
+func messageKey(scope imprint.Scope, sessionID string, role imprint.Role, ts imprint.Time, content string) string {
+	var b strings.Builder
+	for _, part := range []string{scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, string(role), ts.String(), content} {
+		b.WriteString(part)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// derivedID hashes key and the message's rank among identical ones.
+func derivedID(key string, rank int) string {
+	h := sha256.New()
+	h.Write([]byte(key))
+	fmt.Fprintf(h, "%d", rank)
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

@@ -1,0 +1,59 @@
+package record
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// injectedTags are the blocks of memory context that imprint and agent
+// hosts put into prompts. Recording them as user speech would feed recalled
+// memories back into extraction as if the user had said them again.
+var injectedTags = []string{"relevant-memories", "imprint-recall", "memory-context", "system-reminder"}
+
+var injectedBlocks = func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, tag := range injectedTags {
+		// (?is): case-insensitive, and . spans lines. The opening tag may
+		// carry attributes; the body is matched lazily so two blocks with
+		// user text between them do not swallow that text.
+		out = append(out, regexp.MustCompile(`(?is)<`+tag+`(?:\s[^>]*)?>.*?</`+tag+`\s*>`))
+	}
+	return out
+}()
+
+var blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+
+// Sanitize returns s as L0 keeps it: complete <relevant-memories>,
+// <imprint-recall>, <memory-context> and <system-reminder> blocks removed
+// (any case, spanning lines, with or without attributes), invalid UTF-8 and
+// control characters other than newline and tab removed (so "\r\n" becomes
+// "\n"), runs of blank lines collapsed to one, and the result trimmed. An
+// unclosed tag is left alone: without its end, what follows may be the
+// user's own text.
+func Sanitize(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	// The blocks are rare; skip the regexps when none can match. Removing
+	// one block can join the halves of another around it, so repeat
+	// (boundedly) until nothing changes.
+	for pass := 0; pass < 8 && strings.Contains(s, "</"); pass++ {
+		before := s
+		for _, re := range injectedBlocks {
+			s = re.ReplaceAllString(s, "")
+		}
+		if s == before {
+			break
+		}
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || r == '\ufeff' {
+			return -1
+		}
+		return r
+	}, s)
+	s = blankRuns.ReplaceAllString(s, "\n\n")
+	return strings.TrimSpace(s)
+}

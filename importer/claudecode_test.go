@@ -390,3 +390,16 @@ func FuzzReadClaudeCode(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkReadClaudeCode(b *testing.B) {
+	data, err := os.ReadFile(sharedTestFile(b, "claude-code/edge_cases.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := ReadClaudeCode(bytes.NewReader(data), "edge_cases.jsonl"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

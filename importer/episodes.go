@@ -259,7 +259,7 @@ const maxLineBytes = 64 << 20
 // line ending and without a leading byte-order mark. A line longer than
 // maxLineBytes is skipped and reported to fn with tooLong set.
 func eachLine(r io.Reader, fn func(n int, line []byte, tooLong bool)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 16<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if errors.Is(err, errLineTooLong) {

@@ -24,15 +24,25 @@ var injectedBlocks = func() []*regexp.Regexp {
 
 var blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 
-// Sanitize returns s as L0 keeps it: complete <relevant-memories>,
-// <imprint-recall>, <memory-context> and <system-reminder> blocks removed
-// (any case, spanning lines, with or without attributes), invalid UTF-8 and
-// control characters other than newline and tab removed (so "\r\n" becomes
-// "\n"), runs of blank lines collapsed to one, and the result trimmed. An
+// Sanitize returns s as L0 keeps it: invalid UTF-8 and control characters
+// other than newline and tab removed (so "\r\n" becomes "\n"), complete
+// <relevant-memories>, <imprint-recall>, <memory-context> and
+// <system-reminder> blocks removed (any case, spanning lines, with or
+// without attributes), runs of blank lines collapsed to one, and the result trimmed. An
 // unclosed tag is left alone: without its end, what follows may be the
 // user's own text.
 func Sanitize(s string) string {
 	s = strings.ToValidUTF8(s, "")
+	// Control characters go first, so none can hide a tag from the block patterns.
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || r == '\ufeff' {
+			return -1
+		}
+		return r
+	}, s)
 	// The blocks are rare; skip the regexps when none can match. Removing
 	// one block can join the halves of another around it, so repeat
 	// (boundedly) until nothing changes.
@@ -45,15 +55,6 @@ func Sanitize(s string) string {
 			break
 		}
 	}
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) || r == '\ufeff' {
-			return -1
-		}
-		return r
-	}, s)
 	s = blankRuns.ReplaceAllString(s, "\n\n")
 	return strings.TrimSpace(s)
 }

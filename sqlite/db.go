@@ -53,10 +53,16 @@ func dsn(path string, write bool) string {
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
+	q.Add("_pragma", "temp_store(MEMORY)")
+	// The default 2 MB page cache makes index and FTS segment pages of a
+	// 100k-row database miss on every write; the writer gets 64 MB, each
+	// reader 16 MB.
 	if write {
 		q.Set("_txlock", "immediate")
+		q.Add("_pragma", "cache_size(-65536)")
 	} else {
 		q.Add("_pragma", "query_only(1)")
+		q.Add("_pragma", "cache_size(-16384)")
 	}
 	return "file:" + path + "?" + q.Encode()
 }

@@ -5,10 +5,10 @@ import (
 	"database/sql"
 )
 
-// ftsWriter keeps the two full-text indexes of one kind in step with its
-// rows inside a write transaction.
+// ftsWriter keeps the two full-text indexes of one kind (words and
+// trigram) in step with its rows inside a write transaction.
 type ftsWriter struct {
-	insTri, insBi, delTri, delBi *sql.Stmt
+	insTri, insWords, delTri, delWords *sql.Stmt
 }
 
 func newFTSWriter(ctx context.Context, tx *sql.Tx, kind string) (*ftsWriter, error) {
@@ -23,9 +23,9 @@ func newFTSWriter(ctx context.Context, tx *sql.Tx, kind string) (*ftsWriter, err
 		return st
 	}
 	w.insTri = prep(`INSERT INTO ` + kind + `_fts (rowid, text) VALUES (?, ?)`)
-	w.insBi = prep(`INSERT INTO ` + kind + `_bigram (rowid, text) VALUES (?, ?)`)
+	w.insWords = prep(`INSERT INTO ` + kind + `_words (rowid, text) VALUES (?, ?)`)
 	w.delTri = prep(`DELETE FROM ` + kind + `_fts WHERE rowid = ?`)
-	w.delBi = prep(`DELETE FROM ` + kind + `_bigram WHERE rowid = ?`)
+	w.delWords = prep(`DELETE FROM ` + kind + `_words WHERE rowid = ?`)
 	if err != nil {
 		w.close()
 		return nil, err
@@ -34,21 +34,24 @@ func newFTSWriter(ctx context.Context, tx *sql.Tx, kind string) (*ftsWriter, err
 }
 
 func (w *ftsWriter) close() {
-	for _, st := range []*sql.Stmt{w.insTri, w.insBi, w.delTri, w.delBi} {
+	for _, st := range []*sql.Stmt{w.insTri, w.insWords, w.delTri, w.delWords} {
 		if st != nil {
 			st.Close()
 		}
 	}
 }
 
-// insert indexes text under rowid. The bigram row is written only when the
-// text has bigrams, which keeps the side index small for Latin text.
+// insert indexes text under rowid. Each index gets a row only when it has
+// something to hold, which keeps the trigram index small for Latin text.
 func (w *ftsWriter) insert(ctx context.Context, rowid int64, text string) error {
-	if _, err := w.insTri.ExecContext(ctx, rowid, text); err != nil {
-		return err
+	words, cjk := indexTexts(text)
+	if words != "" {
+		if _, err := w.insWords.ExecContext(ctx, rowid, words); err != nil {
+			return err
+		}
 	}
-	if bi := bigramText(text); bi != "" {
-		if _, err := w.insBi.ExecContext(ctx, rowid, bi); err != nil {
+	if cjk != "" {
+		if _, err := w.insTri.ExecContext(ctx, rowid, cjk); err != nil {
 			return err
 		}
 	}
@@ -60,7 +63,7 @@ func (w *ftsWriter) remove(ctx context.Context, rowid int64) error {
 	if _, err := w.delTri.ExecContext(ctx, rowid); err != nil {
 		return err
 	}
-	_, err := w.delBi.ExecContext(ctx, rowid)
+	_, err := w.delWords.ExecContext(ctx, rowid)
 	return err
 }
 

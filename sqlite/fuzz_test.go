@@ -37,7 +37,7 @@ func FuzzQueryBuilder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		q := buildQuery(text)
-		for _, part := range []struct{ table, expr string }{{"message_fts", q.trigram}, {"message_bigram", q.bigram}} {
+		for _, part := range []struct{ table, expr string }{{"message_fts", q.trigram}, {"message_words", q.words}} {
 			if part.expr == "" {
 				continue
 			}

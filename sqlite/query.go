@@ -11,15 +11,16 @@ import (
 const maxQueryTerms = 64
 
 // ftsQuery is a keyword query split across the two indexes of a kind:
-// trigram holds terms of three or more characters, bigram holds
-// two-character terms. Either may be empty; both empty means no term
-// survived (the search returns nothing).
+// words holds Latin (non-CJK) words and 2-character CJK terms for the word
+// index; trigram holds CJK runs of three or more characters for the trigram
+// index. Either may be empty; both empty means no term survived (the search
+// returns nothing).
 type ftsQuery struct {
+	words   string
 	trigram string
-	bigram  string
 }
 
-func (q ftsQuery) empty() bool { return q.trigram == "" && q.bigram == "" }
+func (q ftsQuery) empty() bool { return q.trigram == "" && q.words == "" }
 
 // isCJK reports whether r is written without spaces between words (Han,
 // kana, Hangul), so it is indexed by character n-grams rather than words.
@@ -81,16 +82,17 @@ func quote(term string) string {
 	return `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
 }
 
-// buildQuery turns user text into FTS5 MATCH expressions. Words and CJK runs
-// of three or more characters go to the trigram index as quoted phrases
-// (matching as substrings); two-character words and CJK runs go to the
-// bigram index; single characters are dropped (no index can serve them
-// without a scan). Terms are deduplicated case-insensitively and OR-ed.
+// buildQuery turns user text into FTS5 MATCH expressions. Words of two or
+// more characters go to the word index (stemmed there, so "bookings" finds
+// "booking"); CJK runs of exactly two characters go to the word index as a
+// bigram, longer runs to the trigram index as a phrase (a substring match).
+// Single characters are dropped: no index can serve them without a scan.
+// Terms are quoted, deduplicated case-insensitively and OR-ed.
 func buildQuery(text string) ftsQuery {
-	var tri, bi []string
+	var tri, words []string
 	seen := map[string]bool{}
 	for _, t := range tokenize(text) {
-		if len(tri)+len(bi) >= maxQueryTerms {
+		if len(tri)+len(words) >= maxQueryTerms {
 			break
 		}
 		term := strings.ToLower(t.text)
@@ -98,40 +100,46 @@ func buildQuery(text string) ftsQuery {
 			continue
 		}
 		seen[term] = true
-		switch n := utf8.RuneCountInString(term); {
-		case n >= 3:
+		n := utf8.RuneCountInString(term)
+		switch {
+		case n < 2:
+		case t.cjk && n >= 3:
 			tri = append(tri, quote(term))
-		case n == 2:
-			bi = append(bi, quote(term))
+		default:
+			words = append(words, quote(term))
 		}
 	}
-	return ftsQuery{trigram: strings.Join(tri, " OR "), bigram: strings.Join(bi, " OR ")}
+	return ftsQuery{words: strings.Join(words, " OR "), trigram: strings.Join(tri, " OR ")}
 }
 
-// bigramText is what the bigram side index stores for a text: every
-// overlapping pair of characters of each CJK run, and every two-character
-// word, lowercased and separated by spaces. unicode61 then indexes each
-// pair as one token.
-func bigramText(s string) string {
-	var b strings.Builder
+// indexTexts returns what the two indexes store for a text. words is the
+// text's non-CJK words followed by every overlapping character pair of its
+// CJK runs, space-separated (unicode61 then indexes each word and each pair
+// as a token). cjk is the CJK runs alone, one per line, for the trigram
+// index; it is empty for text without CJK runs of three or more characters.
+func indexTexts(s string) (words, cjk string) {
+	var w, c strings.Builder
+	sep := func(b *strings.Builder, ch byte) {
+		if b.Len() > 0 {
+			b.WriteByte(ch)
+		}
+	}
 	for _, t := range tokenize(s) {
 		if !t.cjk {
-			if utf8.RuneCountInString(t.text) == 2 {
-				if b.Len() > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(strings.ToLower(t.text))
-			}
+			sep(&w, ' ')
+			w.WriteString(t.text)
 			continue
 		}
 		rs := []rune(t.text)
 		for i := 0; i+1 < len(rs); i++ {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteRune(rs[i])
-			b.WriteRune(rs[i+1])
+			sep(&w, ' ')
+			w.WriteRune(rs[i])
+			w.WriteRune(rs[i+1])
+		}
+		if len(rs) >= 3 {
+			sep(&c, '\n')
+			c.WriteString(t.text)
 		}
 	}
-	return b.String()
+	return w.String(), c.String()
 }

@@ -13,21 +13,21 @@ func TestBuildQuery(t *testing.T) {
 		want ftsQuery
 	}{
 		{"", ftsQuery{}},
-		{"a I", ftsQuery{}},
-		{"coffee", ftsQuery{trigram: `"coffee"`}},
-		{"Coffee coffee COFFEE", ftsQuery{trigram: `"coffee"`}},
-		{"black coffee", ftsQuery{trigram: `"black" OR "coffee"`}},
-		{`coffee OR tea`, ftsQuery{trigram: `"coffee" OR "tea"`, bigram: `"or"`}},
-		{`NEAR(coffee tea, 2)`, ftsQuery{trigram: `"near" OR "coffee" OR "tea"`}},
-		{`"quoted" -neg col:val *star`, ftsQuery{trigram: `"quoted" OR "neg" OR "col" OR "val" OR "star"`}},
-		{"AI ok", ftsQuery{bigram: `"ai" OR "ok"`}},
-		{"北京", ftsQuery{bigram: `"北京"`}},
+		{"a I ! 的", ftsQuery{}},
+		{"coffee", ftsQuery{words: `"coffee"`}},
+		{"Coffee coffee COFFEE", ftsQuery{words: `"coffee"`}},
+		{"black coffee", ftsQuery{words: `"black" OR "coffee"`}},
+		{`coffee OR tea`, ftsQuery{words: `"coffee" OR "or" OR "tea"`}},
+		{`NEAR(coffee tea, 2)`, ftsQuery{words: `"near" OR "coffee" OR "tea"`}},
+		{`"quoted" -neg col:val *star ^x`, ftsQuery{words: `"quoted" OR "neg" OR "col" OR "val" OR "star"`}},
+		{"AI ok", ftsQuery{words: `"ai" OR "ok"`}},
+		{"北京", ftsQuery{words: `"北京"`}},
 		{"向量数据库", ftsQuery{trigram: `"向量数据库"`}},
-		{"去北京 出差", ftsQuery{trigram: `"去北京"`, bigram: `"出差"`}},
-		{"Go语言tutorial", ftsQuery{trigram: `"tutorial"`, bigram: `"go" OR "语言"`}},
-		{"update_reservation_baggages", ftsQuery{trigram: `"update_reservation_baggages"`}},
-		{"coffee\x00tea", ftsQuery{trigram: `"coffee" OR "tea"`}},
-		{"café naïve", ftsQuery{trigram: `"café" OR "naïve"`}},
+		{"去北京 出差", ftsQuery{trigram: `"去北京"`, words: `"出差"`}},
+		{"Go语言tutorial", ftsQuery{words: `"go" OR "语言" OR "tutorial"`}},
+		{"update_reservation_baggages", ftsQuery{words: `"update_reservation_baggages"`}},
+		{"coffee\x00tea", ftsQuery{words: `"coffee" OR "tea"`}},
+		{"café naïve", ftsQuery{words: `"café" OR "naïve"`}},
 	} {
 		if d := cmp.Diff(tc.want, buildQuery(tc.in), cmp.AllowUnexported(ftsQuery{})); d != "" {
 			t.Errorf("buildQuery(%q) (-want +got):\n%s", tc.in, d)
@@ -42,7 +42,7 @@ func TestBuildQueryCapsTerms(t *testing.T) {
 		in += " w" + string(rune('a'+i%26)) + string(rune('a'+i/26))
 	}
 	q := buildQuery(in)
-	if n := len(splitOr(q.trigram)) + len(splitOr(q.bigram)); n != maxQueryTerms {
+	if n := len(splitOr(q.trigram)) + len(splitOr(q.words)); n != maxQueryTerms {
 		t.Errorf("%d terms, want %d", n, maxQueryTerms)
 	}
 }
@@ -62,18 +62,20 @@ func splitOr(s string) []string {
 	return append(out, s[start:])
 }
 
-func TestBigramText(t *testing.T) {
+func TestIndexTexts(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{"hello world", ""},
-		{"北京", "北京"},
-		{"我在北京", "我在 在北 北京"},
-		{"AI 在 北京 ok", "ai 北京 ok"},
-		{"東京タワー", "東京 京タ タワ ワー"},
-		{"서울 여행", "서울 여행"},
+	for _, tc := range []struct{ in, words, cjk string }{
+		{"hello, world!", "hello world", ""},
+		{"北京", "北京", ""},
+		{"我在北京", "我在 在北 北京", "我在北京"},
+		{"AI 在 北京 ok", "AI 北京 ok", ""},
+		{"東京タワー", "東京 京タ タワ ワー", "東京タワー"},
+		{"서울 여행", "서울 여행", ""},
+		{"the 向量数据库 and 中文全文", "the 向量 量数 数据 据库 and 中文 文全 全文", "向量数据库\n中文全文"},
 	} {
-		if got := bigramText(tc.in); got != tc.want {
-			t.Errorf("bigramText(%q) = %q, want %q", tc.in, got, tc.want)
+		words, cjk := indexTexts(tc.in)
+		if words != tc.words || cjk != tc.cjk {
+			t.Errorf("indexTexts(%q) = %q, %q; want %q, %q", tc.in, words, cjk, tc.words, tc.cjk)
 		}
 	}
 }

@@ -87,9 +87,70 @@ func nonEmpty(ss ...string) []string {
 	return out
 }
 
+type scored struct {
+	hit imprint.Hit
+	rid int64
+}
+
+// searchIndex returns up to want hits of one index, best first. It ranks
+// inside FTS first and reads the rows of only the best candidates; when the
+// scope, session or exclusion filters leave too few, it widens the
+// candidate window (4x per round) until the index has no more matches.
+// Common words then cost one bm25 pass instead of a row lookup per match.
+func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, want int) ([]scored, error) {
+	filter := scopeWhere("x") + src.live
+	fargs := scopeArgs(q.Scope)
+	if q.SessionID != "" {
+		filter += ` AND x.session_id = ?`
+		fargs = append(fargs, q.SessionID)
+	}
+	if len(q.ExcludeIDs) > 0 {
+		filter += ` AND x.id NOT IN (` + placeholders(len(q.ExcludeIDs)) + `)`
+		for _, id := range q.ExcludeIDs {
+			fargs = append(fargs, id)
+		}
+	}
+	for window := max(4*want, 64); ; window *= 4 {
+		query := `SELECT ` + src.cols + `, f.score FROM (SELECT rowid AS rid, bm25(` + table + `) AS score
+			FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY score LIMIT ?) f
+			CROSS JOIN ` + src.table + ` x ON x.` + src.key + ` = f.rid WHERE ` + filter + ` ORDER BY f.score LIMIT ?`
+		rows, err := db.r.QueryContext(ctx, query, append(append([]any{expr, window}, fargs...), want)...)
+		if err != nil {
+			return nil, err
+		}
+		var out []scored
+		for rows.Next() {
+			var bm float64
+			rid, h, err := scanHit(q.Kind, rows, &bm)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			h.Score = -bm
+			out = append(out, scored{hit: h, rid: rid})
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(out) >= want {
+			return out, nil
+		}
+		var more int
+		if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+
+			` MATCH ? LIMIT ?)`, expr, window+1).Scan(&more); err != nil {
+			return nil, err
+		}
+		if more <= window {
+			return out, nil // the window held every match
+		}
+	}
+}
+
 // SearchText finds records of q.Kind matching any term of q.Text within the
 // scope, ranked by BM25 (reported as -bm25, higher is better), best first.
-// Hits of the trigram and bigram indexes are merged by summing scores. A
+// Hits of the word and trigram indexes are merged by summing scores. A
 // query with no usable term returns no hits. ErrInvalid for an empty scope
 // or unknown kind.
 func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hit, error) {
@@ -105,56 +166,23 @@ func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hi
 	if fq.empty() {
 		return []imprint.Hit{}, nil
 	}
-	type scored struct {
-		hit imprint.Hit
-		rid int64
-	}
 	merged := map[int64]*scored{}
 	for _, part := range []struct{ table, expr string }{
-		{string(q.Kind) + "_fts", fq.trigram}, {string(q.Kind) + "_bigram", fq.bigram},
+		{string(q.Kind) + "_fts", fq.trigram}, {string(q.Kind) + "_words", fq.words},
 	} {
 		if part.expr == "" {
 			continue
 		}
-		query := `SELECT ` + src.cols + `, bm25(` + part.table + `) FROM ` + part.table + ` CROSS JOIN ` + src.table +
-			` x ON x.` + src.key + ` = ` + part.table + `.rowid WHERE ` + part.table + ` MATCH ? AND ` + scopeWhere("x") + src.live
-		args := append([]any{part.expr}, scopeArgs(q.Scope)...)
-		if q.SessionID != "" {
-			query += ` AND x.session_id = ?`
-			args = append(args, q.SessionID)
-		}
-		if len(q.ExcludeIDs) > 0 {
-			query += ` AND x.id NOT IN (` + placeholders(len(q.ExcludeIDs)) + `)`
-			for _, id := range q.ExcludeIDs {
-				args = append(args, id)
-			}
-		}
-		// Fetch more than the limit from each index so a record ranked
-		// lower in both can still win after the merge.
-		query += ` ORDER BY bm25(` + part.table + `) LIMIT ?`
-		args = append(args, 2*limit)
-		rows, err := db.r.QueryContext(ctx, query, args...)
+		hits, err := db.searchIndex(ctx, q, src, part.table, part.expr, 2*limit)
 		if err != nil {
 			return nil, dbErr("search text", err)
 		}
-		for rows.Next() {
-			var bm float64
-			rid, h, err := scanHit(q.Kind, rows, &bm)
-			if err != nil {
-				rows.Close()
-				return nil, dbErr("search text", err)
-			}
-			if s, ok := merged[rid]; ok {
-				s.hit.Score += -bm
+		for _, h := range hits {
+			if s, ok := merged[h.rid]; ok {
+				s.hit.Score += h.hit.Score
 				continue
 			}
-			h.Score = -bm
-			merged[rid] = &scored{hit: h, rid: rid}
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, dbErr("search text", err)
+			merged[h.rid] = &scored{hit: h.hit, rid: h.rid}
 		}
 	}
 	all := make([]*scored, 0, len(merged))
@@ -210,8 +238,10 @@ func (db *DB) SearchVector(ctx context.Context, q imprint.VectorQuery) ([]imprin
 		args = append(args, c.rid)
 	}
 	args = append(args, scopeArgs(q.Scope)...)
+	// The unary + keeps SQLite from reading the scope index (every row of
+	// the scope) instead of looking the candidates up by key.
 	rows, err := db.r.QueryContext(ctx, `SELECT `+src.cols+` FROM `+src.table+` x WHERE x.`+src.key+` IN (`+
-		placeholders(len(cands))+`) AND `+scopeWhere("x")+src.live, args...)
+		placeholders(len(cands))+`) AND +x.tenant = ? AND +x.user_id = ? AND +x.agent = ?`+src.live, args...)
 	if err != nil {
 		return nil, dbErr("search vector", err)
 	}

@@ -146,14 +146,15 @@ CREATE TABLE llm_calls (
 CREATE INDEX llm_calls_at ON llm_calls (at);
 
 -- Full-text indexes, one pair per kind, keyed by the row's integer id
--- (messages.seq, traces.rid, memories.rid). *_fts uses the trigram
--- tokenizer (substrings of 3+ characters, any script); *_bigram holds
--- Go-computed overlapping CJK bigrams and 2-character words under unicode61,
--- so 2-character queries hit an index too. Both are contentless: the text
--- lives in the row, and the store deletes index rows in the same transaction.
+-- (messages.seq, traces.rid, memories.rid). *_words holds the text's words
+-- (porter-stemmed by unicode61) plus Go-computed overlapping bigrams of its
+-- CJK runs, so Latin words and 2-character CJK queries hit a compact index.
+-- *_fts holds only the CJK runs under the trigram tokenizer, for CJK
+-- phrases of 3+ characters. Both are contentless: the text lives in the
+-- row, and the store deletes index rows in the same transaction.
+CREATE VIRTUAL TABLE message_words USING fts5 (text, tokenize = 'porter unicode61', content = '', contentless_delete = 1);
 CREATE VIRTUAL TABLE message_fts USING fts5 (text, tokenize = 'trigram', content = '', contentless_delete = 1);
-CREATE VIRTUAL TABLE message_bigram USING fts5 (text, tokenize = 'unicode61', content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE trace_words USING fts5 (text, tokenize = 'porter unicode61', content = '', contentless_delete = 1);
 CREATE VIRTUAL TABLE trace_fts USING fts5 (text, tokenize = 'trigram', content = '', contentless_delete = 1);
-CREATE VIRTUAL TABLE trace_bigram USING fts5 (text, tokenize = 'unicode61', content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE memory_words USING fts5 (text, tokenize = 'porter unicode61', content = '', contentless_delete = 1);
 CREATE VIRTUAL TABLE memory_fts USING fts5 (text, tokenize = 'trigram', content = '', contentless_delete = 1);
-CREATE VIRTUAL TABLE memory_bigram USING fts5 (text, tokenize = 'unicode61', content = '', contentless_delete = 1);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The project's test command: formatting, vet, and every package's tests.
+#   ./scripts/test.sh            # gofmt check, go vet ./..., go test ./...
+#   RACE=1 ./scripts/test.sh     # the tests under the race detector
+#   SHORT=1 ./scripts/test.sh    # go test -short (skips the slow tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== gofmt"
+unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l)
+if [ -n "$unformatted" ]; then
+	echo "gofmt needed on:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+echo "== go vet ./..."
+go vet ./...
+
+flags=(-count=1 -timeout 5m)
+if [ "${RACE:-}" = 1 ]; then flags+=(-race); fi
+if [ "${SHORT:-}" = 1 ]; then flags+=(-short); fi
+echo "== go test ${flags[*]} ./..."
+go test "${flags[@]}" ./...

@@ -49,13 +49,15 @@ const minParallelRows = 4096
 // TopK returns the k rows most similar to q (by dot product, i.e. cosine for
 // unit vectors), best first, ties broken by lower row. Rows for which keep
 // returns false are skipped before scoring; keep may be nil. Rows scoring
-// below minScore are dropped. The scan is split over GOMAXPROCS goroutines
-// for large matrices.
+// below minScore, and NaN scores, are dropped. The scan is split over
+// GOMAXPROCS goroutines for large matrices, so keep may be called
+// concurrently. A q whose length is not Dim gives no results.
 func (m *Matrix) TopK(q []float32, k int, minScore float32, keep func(row int) bool) []Result {
 	n := m.Len()
 	if n == 0 || k <= 0 || len(q) != m.Dim {
 		return nil
 	}
+	k = min(k, n) // bounds the result buffers whatever k the caller asks for
 	parts := runtime.GOMAXPROCS(0)
 	if n < minParallelRows || parts < 2 {
 		return m.scan(q, k, minScore, keep, 0, n)
@@ -90,7 +92,7 @@ func (m *Matrix) scan(q []float32, k int, minScore float32, keep func(int) bool,
 			continue
 		}
 		s := Dot(q, m.Data[i*m.Dim:(i+1)*m.Dim])
-		if s < minScore || (len(top) == k && s <= worst) {
+		if s < minScore || s != s || (len(top) == k && s <= worst) {
 			continue
 		}
 		// insert keeping top sorted, best first

@@ -365,7 +365,7 @@ func TestOpenAIAttemptTimeoutIsRetried(t *testing.T) {
 		_, _ = w.Write([]byte(`{"data":[{"index":0,"embedding":[3,4]}]}`))
 	}))
 	t.Cleanup(srv.Close)
-	o, waits := newClient(t, srv, OpenAIConfig{Timeout: 50 * time.Millisecond})
+	o, waits := newClient(t, srv, OpenAIConfig{Timeout: 500 * time.Millisecond})
 	got, err := o.Embed(t.Context(), []string{"a"})
 	if err != nil {
 		t.Fatalf("Embed: %v", err)

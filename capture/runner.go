@@ -27,6 +27,10 @@ type Deps struct {
 	Bus *Bus
 	// Logger receives the log channels core.capture*; nil logs nothing.
 	Logger *slog.Logger
+	// Redact replaces secrets in a text (redact.String in the binary); it is
+	// applied to every turn before anything is scored, embedded or stored.
+	// Nil keeps texts as given.
+	Redact func(string) string
 }
 
 // Runner captures episodes. It is safe for concurrent use.
@@ -224,6 +228,7 @@ func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.C
 	if err != nil {
 		return Result{}, fmt.Errorf("capture: %w", err)
 	}
+	ep = redactEpisode(ep, r.d.Redact)
 	res := Result{EpisodeID: ep.ID, SessionID: ep.SessionID, ClosedBy: ep.ClosedBy,
 		TraceIDs: []string{}, Traces: []imprint.Trace{}, Warnings: []Warning{}}
 	if ep.ClosedBy == imprint.ClosedAbandoned && !r.cfg.CaptureAbandoned {

@@ -51,7 +51,7 @@ func (a *App) captureRunner(ctx context.Context) (*capture.Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return capture.NewRunner(capture.Deps{Store: st, LLM: m, Embedder: emb, Logger: a.Logger}, cfg), nil
+	return capture.NewRunner(capture.Deps{Store: st, LLM: m, Embedder: emb, Logger: a.Logger, Redact: redact.String}, cfg), nil
 }
 
 // extractRunner returns an extraction runner writing memory changes to

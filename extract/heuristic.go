@@ -645,10 +645,14 @@ func init() {
 	for _, w := range strings.Fields(`went got took made had met won lost bought sold built began became wrote drove flew ran left
 		quit found gave spent taught caught brought chose ate drank swam sang rode broke fell grew knew thought said told heard
 		saw felt did was were read put set cut let hit hurt kept held paid sent sat stood understood woke wore led fed shut
-		can could will would should must may might shall need used dare ought`) {
+		can could will would should must may might shall used ought`) {
 		enIrregularPast[w] = true
 	}
 }
+
+// enPresentEed are present-tense verbs that end in "ed" like a past tense.
+var enPresentEed = map[string]bool{"need": true, "feed": true, "bleed": true, "breed": true, "speed": true,
+	"proceed": true, "exceed": true, "succeed": true, "seed": true, "weed": true, "shred": true}
 
 var enAdverbs = map[string]bool{}
 
@@ -744,6 +748,9 @@ func thirdPerson(s string, asObject bool) string {
 			out.WriteString(pick(asObject, "the user", "themselves"))
 		case "us":
 			out.WriteString(pick(asObject, "the user", "them"))
+		case "am":
+			// Only "I" takes "am": a later "and am" still refers to the user.
+			out.WriteString("is")
 		default:
 			out.WriteString(t)
 		}
@@ -805,7 +812,7 @@ func agree(third bool, verb string) string {
 	case "am not":
 		return "is not"
 	}
-	if enIrregularPast[lw] || strings.HasSuffix(lw, "ed") || strings.Contains(lw, "'") || lw == "to" || lw == "not" {
+	if enIrregularPast[lw] || (strings.HasSuffix(lw, "ed") && !enPresentEed[lw]) || strings.Contains(lw, "'") || lw == "to" || lw == "not" {
 		return verb
 	}
 	switch {

@@ -39,6 +39,8 @@ func TestHeuristic(t *testing.T) {
 	}{
 		// Preferences and facts about the user.
 		{"I prefer dark mode in every editor.", []heuristicMemo{{"User prefers dark mode in every editor.", P, 70, ""}}},
+		{"I need to change my return flight to Newark tomorrow.", []heuristicMemo{{"User needs to change their return flight to Newark tomorrow.", E, 70, "2026-05-07"}}},
+		{"I actually live in Princeton and am also open to flights into EWR.", []heuristicMemo{{"User actually lives in Princeton and is also open to flights into EWR.", P, 70, ""}}},
 		{"I really hate waking up early.", []heuristicMemo{{"User really hates waking up early.", P, 70, ""}}},
 		{"I don't like cilantro.", []heuristicMemo{{"User doesn't like cilantro.", P, 70, ""}}},
 		{"My name is Alice.", []heuristicMemo{{"User's name is Alice.", P, 80, ""}}},

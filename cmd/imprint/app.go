@@ -87,7 +87,7 @@ func (a *App) setup(cmd *cobra.Command) error {
 		return nil
 	}
 	a.started = true
-	level, err := parseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", "info"))
+	level, err := parseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", "warn"))
 	if err != nil {
 		return err
 	}

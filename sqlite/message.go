@@ -77,6 +77,7 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 		defer fts.close()
 		seen := map[string]bool{}
 		rounds := 0
+		var lastSeq int64
 		for _, m := range msgs {
 			if seen[m.ID] {
 				res.Duplicates = append(res.Duplicates, m.ID)
@@ -109,6 +110,7 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 				return nil, err
 			}
 			res.Inserted = append(res.Inserted, m.ID)
+			lastSeq = max(lastSeq, seq)
 			if m.Role == imprint.RoleUser {
 				rounds++
 			}
@@ -116,9 +118,12 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 				vecAdds = append(vecAdds, added{seq, m})
 			}
 		}
-		if rounds > 0 {
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + ?, updated_at = ?
-				WHERE `+scopeWhere("")+` AND id = ?`, append(append([]any{rounds, ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
+		if len(res.Inserted) > 0 {
+			// last_seq and last_message_at let SessionsToExtract find
+			// sessions with pending messages by index.
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + ?,
+				last_seq = MAX(last_seq, ?), last_message_at = ?, updated_at = ?
+				WHERE `+scopeWhere("")+` AND id = ?`, append(append([]any{rounds, lastSeq, ts(now), ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
 				return nil, err
 			}
 		}

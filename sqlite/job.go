@@ -96,8 +96,10 @@ func (db *DB) EnqueueJob(ctx context.Context, j imprint.Job) (imprint.Job, bool,
 }
 
 // readyQuery selects claimable jobs oldest run_at first, leaving out extract
-// jobs whose session already has a running extract job.
-const readyQuery = `SELECT ` + jobCols + ` FROM jobs j
+// jobs whose session already has a running extract job. It names the
+// partial index of ready jobs: the planner would otherwise walk every ready
+// job by state, including those scheduled far ahead.
+const readyQuery = `SELECT ` + jobCols + ` FROM jobs j INDEXED BY jobs_ready
 	WHERE state IN ('available', 'retryable') AND run_at <= ?
 	  AND (kind <> 'extract' OR NOT EXISTS (SELECT 1 FROM jobs r
 	       WHERE r.tenant = j.tenant AND r.user_id = j.user_id AND r.agent = j.agent
@@ -116,8 +118,8 @@ func (db *DB) ClaimJobs(ctx context.Context, now time.Time, n int) ([]imprint.Jo
 	// Polling is frequent and mostly finds nothing: look first on the read
 	// pool so an idle queue never takes the write lock.
 	var ready int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM jobs
-		WHERE state IN ('available', 'retryable') AND run_at <= ? LIMIT 1)`, at).Scan(&ready)
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_ready
+		WHERE state IN ('available', 'retryable') AND run_at <= ?)`, at).Scan(&ready)
 	if err != nil {
 		return nil, dbErr("claim jobs", err)
 	}

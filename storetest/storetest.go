@@ -11,7 +11,8 @@ import (
 
 // Run runs the conformance suite against stores made by open, which must
 // return a fresh, empty, migrated store (the suite closes it). Subtests run
-// in parallel, each on its own store. A zero VectorQuery.MinScore does not
+// in parallel, each on its own store. When the stores implement
+// imprint.ServiceStore, the cases of RunService run as well. A zero VectorQuery.MinScore does not
 // filter; a query vector of another dimension matches nothing.
 func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 	t.Helper()
@@ -62,6 +63,13 @@ func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 			t.Cleanup(func() { _ = s.Close() })
 			tc.fn(t, s)
 		})
+	}
+	// Stores that also serve imprint serve pass the service cases too.
+	probe := open(t)
+	_, service := probe.(imprint.ServiceStore)
+	_ = probe.Close()
+	if service {
+		RunService(t, func(t *testing.T) imprint.ServiceStore { return open(t).(imprint.ServiceStore) })
 	}
 }
 

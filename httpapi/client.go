@@ -1,0 +1,422 @@
+package httpapi
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/record"
+	"github.com/imprint-dev/imprint/search"
+)
+
+// Client talks to a running imprint server. Its methods return the same
+// Go types as the library, and errors of the same kinds: a server error
+// body with code invalid, not_found, unauthorized, conflict or too_large is
+// an *Error that matches imprint.ErrInvalid, ErrNotFound, ErrUnauthorized,
+// ErrConflict or ErrTooLarge with errors.Is; a server that cannot be
+// reached is ErrUnavailable.
+type Client struct {
+	// BaseURL is the server's root, e.g. "http://127.0.0.1:8420".
+	BaseURL string
+	// Token is sent as "Authorization: Bearer <token>" when set.
+	Token string
+	// HTTP makes the requests; nil uses http.DefaultClient.
+	HTTP *http.Client
+}
+
+// Error is an error answer of the server.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+// Error returns the server's message.
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("server answered %d %s", e.Status, e.Code)
+	}
+	return e.Message
+}
+
+// Is matches the error kind of the code.
+func (e *Error) Is(target error) bool {
+	k := kindOf(e.Code)
+	return k != nil && k == target
+}
+
+// do sends a request with an optional JSON body and decodes a 2xx reply
+// into out (when not nil).
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	u := strings.TrimRight(c.BaseURL, "/") + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encode request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return imprint.Invalidf("server URL %q: %v", c.BaseURL, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w: %v", method, path, imprint.ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("%s %s: read reply: %w: %v", method, path, imprint.ErrUnavailable, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		return replyError(resp.StatusCode, data)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: decode reply: %w", method, path, err)
+	}
+	return nil
+}
+
+// replyError turns an error reply into an *Error, guessing the code from
+// the status when the body is not an error object.
+func replyError(status int, data []byte) error {
+	var eb errorBody
+	if json.Unmarshal(data, &eb) == nil && eb.Error.Code != "" {
+		return &Error{Status: status, Code: eb.Error.Code, Message: eb.Error.Message}
+	}
+	code := CodeInternal
+	switch status {
+	case http.StatusBadRequest, http.StatusMethodNotAllowed:
+		code = CodeInvalid
+	case http.StatusNotFound:
+		code = CodeNotFound
+	case http.StatusUnauthorized, http.StatusForbidden:
+		code = CodeUnauthorized
+	case http.StatusConflict:
+		code = CodeConflict
+	case http.StatusRequestEntityTooLarge:
+		code = CodeTooLarge
+	}
+	msg := strings.TrimSpace(string(data))
+	if len(msg) > 200 {
+		msg = msg[:200]
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf("server answered %d: %s", status, msg)}
+}
+
+// scopeQuery is the scope as query parameters.
+func scopeQuery(scope imprint.Scope) url.Values {
+	scope = scope.WithDefaults()
+	q := url.Values{"tenant": {scope.Tenant}, "user": {scope.User}, "agent": {scope.Agent}}
+	if scope.Workspace != "" {
+		q.Set("workspace", scope.Workspace)
+	}
+	return q
+}
+
+func sessionURL(sessionID, action string) string {
+	return "/v1/sessions/" + url.PathEscape(sessionID) + "/" + action
+}
+
+// messagesIn is the §4.2 body the client sends.
+type messagesIn struct {
+	SessionID string            `json:"session_id"`
+	Scope     imprint.Scope     `json:"scope"`
+	Messages  []imprint.Message `json:"messages"`
+}
+
+// Record posts L0 messages of a session (POST /v1/messages).
+func (c *Client) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (record.Result, error) {
+	var res record.Result
+	if msgs == nil {
+		msgs = []imprint.Message{}
+	}
+	in := messagesIn{SessionID: sessionID, Scope: scope.WithDefaults(), Messages: msgs}
+	err := c.do(ctx, http.MethodPost, "/v1/messages", nil, in, &res)
+	return res, err
+}
+
+// SubmitEpisode posts a complete episode for capture in the background
+// (POST /v1/episodes) and returns its id, derived by the server when ep
+// has none. ErrConflict when the id belongs to another scope.
+func (c *Client) SubmitEpisode(ctx context.Context, ep imprint.Episode) (string, error) {
+	ep.Scope = ep.Scope.WithDefaults()
+	var out episodeIDBody
+	err := c.do(ctx, http.MethodPost, "/v1/episodes", nil, ep, &out)
+	return out.EpisodeID, err
+}
+
+// AppendTurns appends turns to the session's open episode and returns its
+// id and total number of turns (POST /v1/sessions/{id}/turns).
+func (c *Client) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID string, turns []imprint.Turn) (episodeID string, turnCount int, err error) {
+	in := struct {
+		Scope imprint.Scope  `json:"scope"`
+		Turns []imprint.Turn `json:"turns"`
+	}{scope.WithDefaults(), turns}
+	var out turnsBody
+	err = c.do(ctx, http.MethodPost, sessionURL(sessionID, "turns"), nil, in, &out)
+	return out.EpisodeID, out.TurnCount, err
+}
+
+// Finalize closes the session's open episode and returns its id
+// (POST /v1/sessions/{id}/finalize); ErrNotFound when none is open.
+func (c *Client) Finalize(ctx context.Context, scope imprint.Scope, sessionID string, closedBy imprint.ClosedBy) (string, error) {
+	in := struct {
+		Scope    imprint.Scope    `json:"scope"`
+		ClosedBy imprint.ClosedBy `json:"closed_by,omitempty"`
+	}{scope.WithDefaults(), closedBy}
+	var out episodeIDBody
+	err := c.do(ctx, http.MethodPost, sessionURL(sessionID, "finalize"), nil, in, &out)
+	return out.EpisodeID, err
+}
+
+// End finalizes the session's open episode, if any, and forces extraction
+// of its pending messages (POST /v1/sessions/{id}/end). It returns the
+// closed episode's id (nil when none was open) and the pending count.
+func (c *Client) End(ctx context.Context, scope imprint.Scope, sessionID string) (*string, int, error) {
+	in := struct {
+		Scope imprint.Scope `json:"scope"`
+	}{scope.WithDefaults()}
+	var out endBody
+	err := c.do(ctx, http.MethodPost, sessionURL(sessionID, "end"), nil, in, &out)
+	return out.EpisodeID, out.PendingMessages, err
+}
+
+// Extract asks the server to extract the session's pending messages in the
+// background (POST /v1/sessions/{id}/extract) and returns how many are
+// pending; ErrNotFound when the session is not in scope.
+func (c *Client) Extract(ctx context.Context, scope imprint.Scope, sessionID string) (int, error) {
+	in := struct {
+		Scope imprint.Scope `json:"scope"`
+	}{scope.WithDefaults()}
+	var out extractBody
+	err := c.do(ctx, http.MethodPost, sessionURL(sessionID, "extract"), nil, in, &out)
+	return out.PendingMessages, err
+}
+
+// Episode reads an episode (GET /v1/episodes/{id}).
+func (c *Client) Episode(ctx context.Context, scope imprint.Scope, id string) (imprint.Episode, error) {
+	var ep imprint.Episode
+	err := c.do(ctx, http.MethodGet, "/v1/episodes/"+url.PathEscape(id), scopeQuery(scope), nil, &ep)
+	return ep, err
+}
+
+// EpisodeTraces lists an episode's traces in step order
+// (GET /v1/episodes/{id}/traces); ErrNotFound when the episode is not in
+// scope.
+func (c *Client) EpisodeTraces(ctx context.Context, scope imprint.Scope, episodeID string) ([]imprint.Trace, error) {
+	var out tracesBody
+	err := c.do(ctx, http.MethodGet, "/v1/episodes/"+url.PathEscape(episodeID)+"/traces", scopeQuery(scope), nil, &out)
+	return out.Traces, err
+}
+
+// Traces lists the scope's traces in step order, filtered as f
+// (GET /v1/traces).
+func (c *Client) Traces(ctx context.Context, scope imprint.Scope, f imprint.TraceFilter) ([]imprint.Trace, error) {
+	q := scopeQuery(scope)
+	if f.EpisodeID != "" {
+		q.Set("episode", f.EpisodeID)
+	}
+	if f.SessionID != "" {
+		q.Set("session", f.SessionID)
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var out tracesBody
+	err := c.do(ctx, http.MethodGet, "/v1/traces", q, nil, &out)
+	return out.Traces, err
+}
+
+// Trace reads a trace (GET /v1/traces/{id}).
+func (c *Client) Trace(ctx context.Context, scope imprint.Scope, id string) (imprint.Trace, error) {
+	var t imprint.Trace
+	err := c.do(ctx, http.MethodGet, "/v1/traces/"+url.PathEscape(id), scopeQuery(scope), nil, &t)
+	return t, err
+}
+
+// Memories lists memories newest first (GET /v1/memories).
+func (c *Client) Memories(ctx context.Context, scope imprint.Scope, f imprint.MemoryFilter) ([]imprint.Memory, error) {
+	q := scopeQuery(scope)
+	if f.SessionID != "" {
+		q.Set("session", f.SessionID)
+	}
+	if f.Type != "" {
+		q.Set("type", string(f.Type))
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	if f.AllVersions {
+		q.Set("all_versions", "true")
+	}
+	var out memoriesBody
+	err := c.do(ctx, http.MethodGet, "/v1/memories", q, nil, &out)
+	return out.Memories, err
+}
+
+// Memory reads a memory with its history (GET /v1/memories/{id}).
+func (c *Client) Memory(ctx context.Context, scope imprint.Scope, id string) (MemoryWithHistory, error) {
+	var m MemoryWithHistory
+	err := c.do(ctx, http.MethodGet, "/v1/memories/"+url.PathEscape(id), scopeQuery(scope), nil, &m)
+	return m, err
+}
+
+// Search runs a hybrid search (GET /v1/search). Kinds of one kind search
+// that kind; none or several search all kinds.
+func (c *Client) Search(ctx context.Context, q search.Query) ([]imprint.Hit, error) {
+	v := scopeQuery(q.Scope)
+	v.Set("q", q.Text)
+	if len(q.Kinds) == 1 {
+		v.Set("kind", string(q.Kinds[0]))
+	}
+	if q.SessionID != "" {
+		v.Set("session", q.SessionID)
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	var out hitsBody
+	err := c.do(ctx, http.MethodGet, "/v1/search", v, nil, &out)
+	return out.Hits, err
+}
+
+// Recall returns the context block for q (GET /v1/recall).
+func (c *Client) Recall(ctx context.Context, q search.RecallQuery) (search.RecallResult, error) {
+	v := scopeQuery(q.Scope)
+	v.Set("q", q.Text)
+	if q.SessionID != "" {
+		v.Set("session", q.SessionID)
+	}
+	if q.BudgetTokens > 0 {
+		v.Set("budget_tokens", strconv.Itoa(q.BudgetTokens))
+	}
+	var out search.RecallResult
+	err := c.do(ctx, http.MethodGet, "/v1/recall", v, nil, &out)
+	return out, err
+}
+
+// Status reads the scope's status (GET /v1/status).
+func (c *Client) Status(ctx context.Context, scope imprint.Scope) (Status, error) {
+	var st Status
+	err := c.do(ctx, http.MethodGet, "/v1/status", scopeQuery(scope), nil, &st)
+	return st, err
+}
+
+// Health checks that the server is up (GET /healthz).
+func (c *Client) Health(ctx context.Context) error {
+	var out struct {
+		Status string `json:"status"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/healthz", nil, nil, &out); err != nil {
+		return err
+	}
+	if out.Status != "ok" {
+		return fmt.Errorf("server health is %q: %w", out.Status, imprint.ErrUnavailable)
+	}
+	return nil
+}
+
+// Event is one server-sent event.
+type Event struct {
+	Name string
+	Data json.RawMessage
+}
+
+// Events streams the scope's events (GET /v1/events), calling fn for each
+// until ctx ends, the server closes the stream (nil), or fn returns an
+// error (returned). The request is not bounded by the client's timeout
+// beyond what ctx says.
+func (c *Client) Events(ctx context.Context, scope imprint.Scope, fn func(Event) error) error {
+	u := strings.TrimRight(c.BaseURL, "/") + "/v1/events?" + scopeQuery(scope).Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return imprint.Invalidf("server URL %q: %v", c.BaseURL, err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("GET /v1/events: %w: %v", imprint.ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		return replyError(resp.StatusCode, data)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var ev Event
+	var data []byte
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.Name != "" || data != nil {
+				if ev.Name == "" {
+					ev.Name = "message"
+				}
+				ev.Data = json.RawMessage(data)
+				if err := fn(ev); err != nil {
+					return err
+				}
+			}
+			ev, data = Event{}, nil
+		case strings.HasPrefix(line, ":"):
+		case strings.HasPrefix(line, "event:"):
+			ev.Name = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+		case strings.HasPrefix(line, "data:"):
+			d := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+			if data != nil {
+				data = append(data, '\n')
+			}
+			data = append(data, d...)
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read events: %w: %v", imprint.ErrUnavailable, err)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// memoriesBody is the reply of GET /v1/memories.
+type memoriesBody struct {
+	Memories []imprint.Memory `json:"memories"`
+}
+
+// MemoryWithHistory is a memory with the versions it supersedes,
+// transitively, newest first: the reply of GET /v1/memories/{id}.
+type MemoryWithHistory struct {
+	imprint.Memory
+	History []imprint.Memory `json:"history"`
+}
+
+// getMemories → {"memories"} newest first, filtered by session, type,
+// limit and all_versions.
+func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
+	scope, err := queryScope(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	f := imprint.MemoryFilter{SessionID: strings.TrimSpace(q.Get("session"))}
+	if t := strings.TrimSpace(q.Get("type")); t != "" {
+		f.Type = imprint.MemoryType(t)
+		if !f.Type.Valid() {
+			return imprint.Invalidf("type must be persona, episodic or instruction, got %q", t)
+		}
+	}
+	if f.Limit, err = intParam(q, "limit", 100); err != nil {
+		return err
+	}
+	if f.AllVersions, err = boolParam(q, "all_versions"); err != nil {
+		return err
+	}
+	ms, err := s.d.Store.ListMemories(r.Context(), scope, f)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, memoriesBody{Memories: nonNil(ms)})
+}
+
+// getMemory → the memory with "history".
+func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
+	scope, err := queryScope(r)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "memory")
+	if err != nil {
+		return err
+	}
+	m, err := s.d.Store.GetMemory(r.Context(), scope, id)
+	if err != nil {
+		return err
+	}
+	hist, err := s.d.Store.MemoryHistory(r.Context(), scope, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, MemoryWithHistory{Memory: m, History: nonNil(hist)})
+}

@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/importer"
+)
+
+// postMessages records a §4.2 body as L0 messages → 200 §5.3.
+func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
+	body, fields, err := s.readObject(w, r, false)
+	if err != nil {
+		return err
+	}
+	scope, err := scopeOf(fields, r.URL.Query())
+	if err != nil {
+		return err
+	}
+	sid, err := stringField(fields, "session_id")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(sid) == "" {
+		return imprint.Invalidf("session_id is required")
+	}
+	if !present(fields, "messages") {
+		return imprint.Invalidf("messages is required")
+	}
+	sid, _, msgs, err := importer.ReadMessages(bytes.NewReader(body), "", sid)
+	if err != nil {
+		return err
+	}
+	res, err := s.d.Recorder.Record(r.Context(), scope, sid, msgs)
+	if err != nil {
+		return err
+	}
+	s.metrics.messagesRecorded.Add(int64(res.RecordedCount))
+	if res.SchedulerNotified {
+		s.wake()
+	}
+	return writeJSON(w, http.StatusOK, res)
+}

@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/search"
+)
+
+// maxSearchLimit bounds the hits one search returns.
+const maxSearchLimit = 1000
+
+// hitsBody is the reply of GET /v1/search.
+type hitsBody struct {
+	Hits []imprint.Hit `json:"hits"`
+}
+
+// getSearch → {"hits"}: hybrid search of q over kind (memory, trace,
+// message or all), optionally within one session.
+func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
+	scope, err := queryScope(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	text := strings.TrimSpace(q.Get("q"))
+	if text == "" {
+		return imprint.Invalidf("q is required")
+	}
+	kinds, err := search.ParseKind(q.Get("kind"))
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(q, "limit", search.DefaultLimit)
+	if err != nil {
+		return err
+	}
+	limit = min(limit, maxSearchLimit)
+	hits, err := s.d.Search.Search(r.Context(), search.Query{Scope: scope, Text: text, Kinds: kinds,
+		SessionID: strings.TrimSpace(q.Get("session")), Limit: limit})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, hitsBody{Hits: nonNil(hits)})
+}
+
+// getRecall → {"context", "hits"}: the token-budgeted block an agent
+// injects before answering, standing instructions first.
+func (s *Server) getRecall(w http.ResponseWriter, r *http.Request) error {
+	scope, err := queryScope(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	budget, err := intParam(q, "budget_tokens", search.DefaultRecallBudget)
+	if err != nil {
+		return err
+	}
+	res, err := s.recaller.Recall(r.Context(), search.RecallQuery{Scope: scope, Text: strings.TrimSpace(q.Get("q")),
+		SessionID: strings.TrimSpace(q.Get("session")), BudgetTokens: budget})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}

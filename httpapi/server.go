@@ -1,0 +1,234 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/capture"
+	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/record"
+	"github.com/imprint-dev/imprint/search"
+)
+
+// Defaults of Config.
+const (
+	DefaultRequestTimeout    = 30 * time.Second
+	DefaultMaxBodyBytes      = 8 << 20
+	DefaultHeartbeatInterval = 15 * time.Second
+)
+
+// Sessions is the episode manager of live sessions (*session.Manager).
+type Sessions interface {
+	// AppendTurns appends turns to the session's open episode, opening one
+	// when there is none, records the user and assistant text turns as L0
+	// messages, and returns the open episode after the append.
+	AppendTurns(ctx context.Context, scope imprint.Scope, sessionID string, turns []imprint.Turn) (imprint.Episode, error)
+	// Finalize closes the session's open episode and enqueues its capture;
+	// ErrNotFound when the session has no open episode.
+	Finalize(ctx context.Context, scope imprint.Scope, sessionID string, closedBy imprint.ClosedBy) (imprint.Episode, error)
+	// End finalizes the open episode, if any, and forces extraction of the
+	// pending messages; it returns the closed episode's id (nil when none
+	// was open) and the number of pending messages.
+	End(ctx context.Context, scope imprint.Scope, sessionID string) (*string, int, error)
+}
+
+// Recorder records L0 messages (*record.Recorder).
+type Recorder interface {
+	Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (record.Result, error)
+}
+
+// Jobs enqueues durable jobs (schedule.Scheduler).
+type Jobs interface {
+	Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error)
+}
+
+// waker is what a scheduler offers to look for work now instead of at its
+// next poll.
+type waker interface{ Wake() }
+
+// Deps are what a Server works with. Store and Recorder are required;
+// without Sessions the session endpoints answer 500, without Jobs the
+// extract endpoint does.
+type Deps struct {
+	Store    imprint.ServiceStore
+	Recorder Recorder
+	Sessions Sessions
+	Jobs     Jobs
+	// Search runs hybrid search; its Store is normally Store.
+	Search search.Searcher
+	// Calls is the in-process LLM call log for /metrics and /v1/status;
+	// nil reads the usage from Store.
+	Calls  *llm.MemoryRecorder
+	Logger *slog.Logger
+}
+
+// Config tunes a Server. Zero values take the defaults.
+type Config struct {
+	// Token, when set, is required as "Authorization: Bearer <token>" on
+	// every request but /healthz.
+	Token string
+	// RequestTimeout bounds every request but the event stream.
+	RequestTimeout time.Duration
+	// MaxBodyBytes bounds request bodies; larger ones get 413.
+	MaxBodyBytes int64
+	// HeartbeatInterval is how often an idle event stream gets a comment
+	// line, so proxies and clients see it alive.
+	HeartbeatInterval time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.HeartbeatInterval <= 0 {
+		c.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	return c
+}
+
+// Server is the HTTP API. It implements http.Handler and is safe for
+// concurrent use.
+type Server struct {
+	d        Deps
+	cfg      Config
+	log      *slog.Logger
+	mux      *http.ServeMux
+	recaller search.Recaller
+	preparer *capture.Runner
+	hub      *hub
+	metrics  *counters
+	started  time.Time
+}
+
+// NewServer returns a Server over d with cfg's defaults filled in.
+func NewServer(d Deps, cfg Config) *Server {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		d:   d,
+		cfg: cfg.withDefaults(),
+		log: d.Logger,
+		mux: http.NewServeMux(),
+		// Prepare only validates and fills in an episode; it needs no deps.
+		preparer: capture.NewRunner(capture.Deps{}, capture.DefaultConfig()),
+		hub:      newHub(),
+		metrics:  &counters{},
+		started:  time.Now(),
+	}
+	s.recaller = search.Recaller{Searcher: d.Search, Memories: d.Store, Traces: d.Store}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	h := func(pattern string, fn func(w http.ResponseWriter, r *http.Request) error) {
+		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if err := fn(w, r); err != nil {
+				s.fail(w, r, err)
+			}
+		})
+	}
+	h("POST /v1/messages", s.postMessages)
+	h("POST /v1/episodes", s.postEpisode)
+	h("POST /v1/sessions/{id}/turns", s.postTurns)
+	h("POST /v1/sessions/{id}/finalize", s.postFinalize)
+	h("POST /v1/sessions/{id}/end", s.postEnd)
+	h("POST /v1/sessions/{id}/extract", s.postExtract)
+	h("GET /v1/episodes/{id}", s.getEpisode)
+	h("GET /v1/episodes/{id}/traces", s.getEpisodeTraces)
+	h("GET /v1/traces", s.getTraces)
+	h("GET /v1/traces/{id}", s.getTrace)
+	h("GET /v1/memories", s.getMemories)
+	h("GET /v1/memories/{id}", s.getMemory)
+	h("GET /v1/search", s.getSearch)
+	h("GET /v1/recall", s.getRecall)
+	h("GET /v1/status", s.getStatus)
+	h("GET /v1/events", s.getEvents)
+	h("GET /healthz", s.getHealth)
+	h("GET /metrics", s.getMetrics)
+	h("GET /{$}", s.getPage)
+	s.mux.HandleFunc("/", s.notFound)
+}
+
+// ServeHTTP checks the token, bounds the request's time (the event stream
+// excepted) and dispatches it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="imprint"`)
+		s.fail(w, r, unauthorized("a valid Authorization: Bearer token is required"))
+		return
+	}
+	if r.URL.Path != "/v1/events" {
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) == 1
+}
+
+// notFound answers paths no route matches: 405 with Allow when the path
+// exists for other methods, else 404, both as JSON errors.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		if allow[0] == http.MethodGet {
+			allow = append(allow, http.MethodHead)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeErrorStatus(w, http.StatusMethodNotAllowed, CodeInvalid,
+			"method "+r.Method+" is not allowed on "+r.URL.Path+" (allowed: "+strings.Join(allow, ", ")+")")
+		return
+	}
+	s.fail(w, r, imprint.NotFoundf("no endpoint %s %s", r.Method, r.URL.Path))
+}
+
+// writeJSON writes v with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+	return nil
+}
+
+// wake asks the scheduler, when it can, to look for new work now.
+func (s *Server) wake() {
+	if wk, ok := s.d.Jobs.(waker); ok {
+		wk.Wake()
+	}
+}
+
+// Close ends the event streams; requests in flight otherwise continue.
+func (s *Server) Close() { s.hub.close() }
+
+func (s *Server) getHealth(w http.ResponseWriter, _ *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// maxFailedJobs bounds the failed jobs listed in a status.
+const maxFailedJobs = 50
+
+// Status is the reply of GET /v1/status, for the caller's scope.
+type Status struct {
+	// PendingMessages is the total over Sessions.
+	PendingMessages int              `json:"pending_messages"`
+	Sessions        []SessionStatus  `json:"sessions"`
+	Jobs            imprint.JobStats `json:"jobs"`
+	FailedJobs      []FailedJob      `json:"failed_jobs"`
+	// LLM sums the LLM calls by op. The call log has no scope, so these
+	// are the whole server's.
+	LLM map[string]OpUsage `json:"llm"`
+}
+
+// SessionStatus is the extraction state of one session.
+type SessionStatus struct {
+	SessionID       string       `json:"session_id"`
+	PendingMessages int          `json:"pending_messages"`
+	LastExtractedAt imprint.Time `json:"last_extracted_at"`
+}
+
+// FailedJob is a job that gave up; its messages stay pending.
+type FailedJob struct {
+	Kind      imprint.JobKind `json:"kind"`
+	SessionID string          `json:"session_id"`
+	Attempts  int             `json:"attempts"`
+	LastError string          `json:"last_error"`
+}
+
+// OpUsage sums the calls of one LLM op.
+type OpUsage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Errors           int `json:"errors"`
+}
+
+// status collects the scope's status.
+func (s *Server) status(ctx context.Context, scope imprint.Scope) (Status, error) {
+	st := Status{Sessions: []SessionStatus{}, FailedJobs: []FailedJob{}, LLM: map[string]OpUsage{}}
+	sessions, err := s.d.Store.ListSessions(ctx, scope)
+	if err != nil {
+		return st, fmt.Errorf("status sessions: %w", err)
+	}
+	for _, ss := range sessions {
+		n, err := s.d.Store.CountPending(ctx, scope, ss.ID)
+		if err != nil {
+			return st, fmt.Errorf("status pending of %s: %w", ss.ID, err)
+		}
+		st.PendingMessages += n
+		st.Sessions = append(st.Sessions, SessionStatus{SessionID: ss.ID, PendingMessages: n, LastExtractedAt: ss.LastExtractedAt})
+	}
+	if st.Jobs, err = s.d.Store.JobStats(ctx, &scope); err != nil {
+		return st, fmt.Errorf("status jobs: %w", err)
+	}
+	failed, err := s.d.Store.ListJobs(ctx, &scope, imprint.JobFailed, maxFailedJobs)
+	if err != nil {
+		return st, fmt.Errorf("status failed jobs: %w", err)
+	}
+	for _, j := range failed {
+		st.FailedJobs = append(st.FailedJobs, FailedJob{Kind: j.Kind, SessionID: j.SessionID, Attempts: j.Attempts, LastError: j.LastError})
+	}
+	usage, err := s.llmUsage(ctx)
+	if err != nil {
+		return st, err
+	}
+	for op, u := range usage {
+		st.LLM[op] = OpUsage{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Errors: u.Errors}
+	}
+	return st, nil
+}
+
+// llmUsage sums the LLM calls by op, from the in-process log when there is
+// one, else from the store's.
+func (s *Server) llmUsage(ctx context.Context) (map[string]imprint.LLMUsage, error) {
+	if s.d.Calls != nil {
+		return s.d.Calls.Usage(), nil
+	}
+	u, err := s.d.Store.LLMUsageByOp(ctx, time.Time{})
+	if err != nil {
+		return nil, fmt.Errorf("llm usage: %w", err)
+	}
+	return u, nil
+}
+
+// getStatus → Status of the caller's scope.
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
+	scope, err := queryScope(r)
+	if err != nil {
+		return err
+	}
+	st, err := s.status(r.Context(), scope)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, st)
+}

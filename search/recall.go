@@ -1,0 +1,316 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// DefaultRecallBudget is the token budget of a recall that names none.
+const DefaultRecallBudget = 800
+
+// maxRecallBudget bounds what a caller can ask for; a context block larger
+// than this defeats the purpose of recall.
+const maxRecallBudget = 32000
+
+// Depths of the recall searches and the length limits of a bullet's parts,
+// in runes. Bullets are cut so one long record cannot eat the budget.
+const (
+	recallMemoryHits   = 12
+	recallTraceHits    = 6
+	recallInstructions = 200
+	maxMemoryRunes     = 600
+	maxTaskRunes       = 200
+	maxActionRunes     = 200
+	maxReflectionRunes = 400
+)
+
+// Headings of the recall context block.
+const (
+	recallHeader       = "Memory from earlier work with this user (imprint):"
+	headInstructions   = "Standing instructions:"
+	headMemories       = "Relevant memories:"
+	headExperience     = "Recent experience:"
+	recallBulletPrefix = "- "
+)
+
+// RecallQuery asks for the context an agent injects before answering.
+type RecallQuery struct {
+	Scope imprint.Scope
+	// Text is what the agent is about to answer; empty recalls the
+	// standing instructions only.
+	Text string
+	// SessionID restricts the traces to one session when set; memories are
+	// always recalled scope-wide.
+	SessionID string
+	// BudgetTokens bounds the context block, counted with
+	// imprint.EstimateTokens; zero or less means DefaultRecallBudget.
+	BudgetTokens int
+}
+
+// RecallResult is a recall: the context block and the records in it, in
+// the order they appear. Standing instructions come first with score 0
+// (they are included by rule, not ranked).
+type RecallResult struct {
+	Context string        `json:"context"`
+	Hits    []imprint.Hit `json:"hits"`
+}
+
+// Recaller builds recall context blocks: hybrid search plus the store
+// reads it needs to show types, dates and reflections. Memories and Traces
+// may be nil: then no standing instructions are listed, and hits are shown
+// with the text the search returned.
+type Recaller struct {
+	Searcher
+	Memories imprint.MemoryStore
+	Traces   imprint.EpisodeStore
+}
+
+// recallItem is one bullet of the block and the record it shows.
+type recallItem struct {
+	text string
+	hit  imprint.Hit
+}
+
+// Recall returns the context block for q: the scope's standing
+// instructions (live instruction memories, priority −1 first, then by
+// priority, highest first), then the live memories most relevant to q.Text
+// (scope-wide), then the most relevant traces (of q.SessionID when given),
+// each a one-line bullet. Bullets are added whole, in that order, while
+// the block stays within the budget; one that does not fit is left out and
+// smaller ones after it may still be added. It returns ErrInvalid for an
+// invalid scope; store and search errors are wrapped.
+func (r Recaller) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
+	res := RecallResult{Hits: []imprint.Hit{}}
+	if err := q.Scope.Validate(); err != nil {
+		return res, err
+	}
+	budget := q.BudgetTokens
+	if budget <= 0 {
+		budget = DefaultRecallBudget
+	}
+	budget = min(budget, maxRecallBudget)
+
+	instructions, seen, err := r.instructions(ctx, q.Scope)
+	if err != nil {
+		return res, err
+	}
+	var memories, traces []recallItem
+	if strings.TrimSpace(q.Text) != "" {
+		if memories, err = r.memories(ctx, q, seen); err != nil {
+			return res, err
+		}
+		if traces, err = r.traces(ctx, q); err != nil {
+			return res, err
+		}
+	}
+	res.Context, res.Hits = layout(budget, []string{headInstructions, headMemories, headExperience},
+		[][]recallItem{instructions, memories, traces})
+	return res, nil
+}
+
+// instructions lists the standing instructions in recall order and the
+// set of their ids.
+func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]recallItem, map[string]bool, error) {
+	seen := map[string]bool{}
+	if r.Memories == nil {
+		return nil, seen, nil
+	}
+	ms, err := r.Memories.ListMemories(ctx, scope, imprint.MemoryFilter{Type: imprint.MemoryInstruction, Limit: recallInstructions})
+	if err != nil {
+		return nil, nil, fmt.Errorf("recall instructions: %w", err)
+	}
+	// ListMemories is newest first; a stable sort keeps that among equals.
+	slices.SortStableFunc(ms, func(a, b imprint.Memory) int {
+		if (a.Priority == -1) != (b.Priority == -1) {
+			if a.Priority == -1 {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.Priority, a.Priority)
+	})
+	items := make([]recallItem, 0, len(ms))
+	for _, m := range ms {
+		seen[m.ID] = true
+		items = append(items, recallItem{text: oneLine(m.Content, maxMemoryRunes), hit: memoryHit(m, 0)})
+	}
+	return items, seen, nil
+}
+
+// memories returns the relevant live memories not already listed as
+// instructions, best first.
+func (r Recaller) memories(ctx context.Context, q RecallQuery, seen map[string]bool) ([]recallItem, error) {
+	hits, err := r.Search(ctx, Query{Scope: q.Scope, Text: q.Text, Kinds: []imprint.Kind{imprint.KindMemory}, Limit: recallMemoryHits})
+	if err != nil {
+		return nil, fmt.Errorf("recall memories: %w", err)
+	}
+	items := make([]recallItem, 0, len(hits))
+	for _, h := range hits {
+		if seen[h.ID] {
+			continue
+		}
+		seen[h.ID] = true
+		if r.Memories == nil {
+			items = append(items, recallItem{text: oneLine(h.Text, maxMemoryRunes), hit: h})
+			continue
+		}
+		m, err := r.Memories.GetMemory(ctx, q.Scope, h.ID)
+		if errors.Is(err, imprint.ErrNotFound) {
+			continue // superseded or removed since the search
+		}
+		if err != nil {
+			return nil, fmt.Errorf("recall memory %s: %w", h.ID, err)
+		}
+		if m.SupersededBy != nil {
+			continue
+		}
+		text := oneLine(m.Content, maxMemoryRunes)
+		if d := memoryDate(m); d != "" {
+			text = "[" + d + "] " + text
+		}
+		items = append(items, recallItem{text: text, hit: memoryHit(m, h.Score)})
+	}
+	return items, nil
+}
+
+// traces returns the relevant traces, best first, each as task, action and
+// what was learned.
+func (r Recaller) traces(ctx context.Context, q RecallQuery) ([]recallItem, error) {
+	hits, err := r.Search(ctx, Query{Scope: q.Scope, Text: q.Text, Kinds: []imprint.Kind{imprint.KindTrace}, SessionID: q.SessionID, Limit: recallTraceHits})
+	if err != nil {
+		return nil, fmt.Errorf("recall traces: %w", err)
+	}
+	items := make([]recallItem, 0, len(hits))
+	for _, h := range hits {
+		if r.Traces == nil {
+			items = append(items, recallItem{text: oneLine(h.Text, maxTaskRunes+maxActionRunes), hit: h})
+			continue
+		}
+		t, err := r.Traces.GetTrace(ctx, q.Scope, h.ID)
+		if errors.Is(err, imprint.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("recall trace %s: %w", h.ID, err)
+		}
+		items = append(items, recallItem{text: traceLine(t), hit: h})
+	}
+	return items, nil
+}
+
+// layout writes the block: the header, then each section's title and
+// bullets, adding a bullet only while the whole stays within budget. The
+// cost of each piece is estimated on its own; since the estimator rounds
+// up per call, the sum bounds the estimate of the joined text.
+func layout(budget int, titles []string, sections [][]recallItem) (string, []imprint.Hit) {
+	hits := []imprint.Hit{}
+	var b strings.Builder
+	used := imprint.EstimateTokens(recallHeader + "\n")
+	for i, items := range sections {
+		started := false
+		for _, it := range items {
+			bullet := recallBulletPrefix + it.text + "\n"
+			cost := imprint.EstimateTokens(bullet)
+			if !started {
+				cost += imprint.EstimateTokens(titles[i] + "\n")
+			}
+			if used+cost > budget {
+				continue
+			}
+			if !started {
+				b.WriteString(titles[i] + "\n")
+				started = true
+			}
+			b.WriteString(bullet)
+			used += cost
+			hits = append(hits, it.hit)
+		}
+	}
+	if len(hits) == 0 {
+		return "", hits
+	}
+	return recallHeader + "\n" + strings.TrimRight(b.String(), "\n"), hits
+}
+
+// memoryHit is the search hit that shows m.
+func memoryHit(m imprint.Memory, score float64) imprint.Hit {
+	h := imprint.Hit{Kind: imprint.KindMemory, ID: m.ID, Score: score, Text: m.Content, SourceMessageIDs: m.SourceMessageIDs}
+	if m.SessionID != "" {
+		s := m.SessionID
+		h.SessionID = &s
+	}
+	if h.SourceMessageIDs == nil {
+		h.SourceMessageIDs = []string{}
+	}
+	return h
+}
+
+// memoryDate is the date shown for an episodic memory: its activity time
+// when the extractor gave one, else its earliest source message's date.
+func memoryDate(m imprint.Memory) string {
+	if m.Type != imprint.MemoryEpisodic {
+		return ""
+	}
+	day := func(s string) string {
+		t, err := imprint.ParseTime(s)
+		if err != nil || t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02")
+	}
+	start, end := day(m.Metadata.ActivityStartTime), day(m.Metadata.ActivityEndTime)
+	if start == "" && len(m.Timestamps) > 0 && !m.Timestamps[0].IsZero() {
+		start = m.Timestamps[0].UTC().Format("2006-01-02")
+	}
+	if start != "" && end != "" && end != start {
+		return start + " to " + end
+	}
+	return start
+}
+
+// traceLine is the bullet of a trace.
+func traceLine(t imprint.Trace) string {
+	parts := []string{}
+	if s := oneLine(t.UserText, maxTaskRunes); s != "" {
+		parts = append(parts, "Task: "+s)
+	}
+	action := oneLine(t.AgentText, maxActionRunes)
+	if len(t.ToolCalls) > 0 {
+		names := make([]string, 0, len(t.ToolCalls))
+		for _, c := range t.ToolCalls {
+			if c.Name != "" && !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+		if len(names) > 0 {
+			action = strings.TrimSpace(action + " (tools: " + strings.Join(names, ", ") + ")")
+		}
+	}
+	if action != "" {
+		parts = append(parts, "Did: "+action)
+	}
+	if t.Reflection != nil {
+		if s := oneLine(*t.Reflection, maxReflectionRunes); s != "" {
+			parts = append(parts, "Learned: "+s)
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+// oneLine collapses whitespace (newlines included) to single spaces and
+// cuts s to at most n runes, marking a cut with an ellipsis.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}

@@ -62,6 +62,11 @@ type RecallResult struct {
 	Hits    []imprint.Hit `json:"hits"`
 }
 
+// DefaultRecallMinScore is the cosine below which a vector match is not
+// recalled: unlike a search result list, a context block should not carry
+// records that merely share a stray character n-gram with the query.
+const DefaultRecallMinScore = 0.15
+
 // Recaller builds recall context blocks: hybrid search plus the store
 // reads it needs to show types, dates and reflections. Memories and Traces
 // may be nil: then no standing instructions are listed, and hits are shown
@@ -70,6 +75,9 @@ type Recaller struct {
 	Searcher
 	Memories imprint.MemoryStore
 	Traces   imprint.EpisodeStore
+	// MinScore drops vector matches below this cosine; zero means
+	// DefaultRecallMinScore, negative keeps every match.
+	MinScore float64
 }
 
 // recallItem is one bullet of the block and the record it shows.
@@ -103,10 +111,11 @@ func (r Recaller) Recall(ctx context.Context, q RecallQuery) (RecallResult, erro
 	}
 	var memories, traces []recallItem
 	if strings.TrimSpace(q.Text) != "" {
-		if memories, err = r.memories(ctx, q, seen); err != nil {
+		vec := r.queryVector(ctx, q.Text)
+		if memories, err = r.memories(ctx, q, vec, seen); err != nil {
 			return res, err
 		}
-		if traces, err = r.traces(ctx, q); err != nil {
+		if traces, err = r.traces(ctx, q, vec); err != nil {
 			return res, err
 		}
 	}
@@ -146,8 +155,8 @@ func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]reca
 
 // memories returns the relevant live memories not already listed as
 // instructions, best first.
-func (r Recaller) memories(ctx context.Context, q RecallQuery, seen map[string]bool) ([]recallItem, error) {
-	hits, err := r.Search(ctx, Query{Scope: q.Scope, Text: q.Text, Kinds: []imprint.Kind{imprint.KindMemory}, Limit: recallMemoryHits})
+func (r Recaller) memories(ctx context.Context, q RecallQuery, vec []float32, seen map[string]bool) ([]recallItem, error) {
+	hits, err := r.hybrid(ctx, q, imprint.KindMemory, "", vec, recallMemoryHits)
 	if err != nil {
 		return nil, fmt.Errorf("recall memories: %w", err)
 	}
@@ -182,8 +191,8 @@ func (r Recaller) memories(ctx context.Context, q RecallQuery, seen map[string]b
 
 // traces returns the relevant traces, best first, each as task, action and
 // what was learned.
-func (r Recaller) traces(ctx context.Context, q RecallQuery) ([]recallItem, error) {
-	hits, err := r.Search(ctx, Query{Scope: q.Scope, Text: q.Text, Kinds: []imprint.Kind{imprint.KindTrace}, SessionID: q.SessionID, Limit: recallTraceHits})
+func (r Recaller) traces(ctx context.Context, q RecallQuery, vec []float32) ([]recallItem, error) {
+	hits, err := r.hybrid(ctx, q, imprint.KindTrace, q.SessionID, vec, recallTraceHits)
 	if err != nil {
 		return nil, fmt.Errorf("recall traces: %w", err)
 	}
@@ -203,6 +212,42 @@ func (r Recaller) traces(ctx context.Context, q RecallQuery) ([]recallItem, erro
 		items = append(items, recallItem{text: traceLine(t), hit: h})
 	}
 	return items, nil
+}
+
+// queryVector embeds the query text, or returns nil without an embedder or
+// when embedding fails (recall then uses keywords only, as Search does).
+func (r Recaller) queryVector(ctx context.Context, text string) []float32 {
+	if r.Embedder == nil {
+		return nil
+	}
+	vs, err := r.Embedder.Embed(ctx, []string{text})
+	if err != nil || len(vs) != 1 || len(vs[0]) == 0 {
+		return nil
+	}
+	return vs[0]
+}
+
+// hybrid is Search for one kind with a cosine floor on the vector list.
+func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, sessionID string, vec []float32, limit int) ([]imprint.Hit, error) {
+	depth := max(limit*3, 20)
+	th, err := r.Store.SearchText(ctx, imprint.TextQuery{Scope: q.Scope, Kind: kind, Text: q.Text, SessionID: sessionID, Limit: depth})
+	if err != nil {
+		return nil, fmt.Errorf("search %s text: %w", kind, err)
+	}
+	lists := [][]imprint.Hit{th}
+	if vec != nil {
+		floor := r.MinScore
+		if floor == 0 {
+			floor = DefaultRecallMinScore
+		}
+		vh, err := r.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: kind, Vector: vec, Embedder: r.Embedder.Name(),
+			SessionID: sessionID, MinScore: floor, Limit: depth})
+		if err != nil {
+			return nil, fmt.Errorf("search %s vectors: %w", kind, err)
+		}
+		lists = append(lists, vh)
+	}
+	return Fuse(limit, lists...), nil
 }
 
 // layout writes the block: the header, then each section's title and

@@ -110,6 +110,9 @@ func TestRecallInstructionsFirstThenMemoriesThenTraces(t *testing.T) {
 		if id == "t-2" {
 			t.Errorf("trace t-2 is of session s2, recall asked for s1")
 		}
+		if id == "e-2" {
+			t.Errorf("memory e-2 (a cat) has nothing to do with the query and should not be recalled")
+		}
 	}
 	c := res.Context
 	order := []string{"Standing instructions:", "Never push to the main branch", "Run the test suite", "British English",

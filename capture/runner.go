@@ -228,7 +228,7 @@ func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.C
 	if err != nil {
 		return Result{}, fmt.Errorf("capture: %w", err)
 	}
-	ep = redactEpisode(ep, r.d.Redact)
+	ep = redactEpisode(sanitizeEpisode(ep), r.d.Redact)
 	res := Result{EpisodeID: ep.ID, SessionID: ep.SessionID, ClosedBy: ep.ClosedBy,
 		TraceIDs: []string{}, Traces: []imprint.Trace{}, Warnings: []Warning{}}
 	if ep.ClosedBy == imprint.ClosedAbandoned && !r.cfg.CaptureAbandoned {

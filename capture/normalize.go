@@ -43,12 +43,14 @@ func Clamp(s string, limit int) (string, bool) {
 
 // Normalize clamps the texts and tool outputs of steps to cfg's limits,
 // drops steps with no text and no tool call (whitespace counts as empty),
-// and drops a step identical to the one kept before it. Truncated is set on
+// and drops a step identical (before clamping) to the one kept before it. Truncated is set on
 // steps whose text was cut.
 func Normalize(steps []Step, cfg Config) []Step {
 	cfg = cfg.withDefaults()
 	out := make([]Step, 0, len(steps))
-	for _, st := range steps {
+	var prev *Step // the step last kept, before clamping
+	for i := range steps {
+		st := steps[i]
 		var cut, c bool
 		st.UserText, c = Clamp(st.UserText, cfg.MaxTextChars)
 		cut = cut || c
@@ -69,9 +71,12 @@ func Normalize(steps []Step, cfg Config) []Step {
 		if strings.TrimSpace(st.UserText) == "" && strings.TrimSpace(st.AgentText) == "" && len(st.ToolCalls) == 0 {
 			continue
 		}
-		if n := len(out); n > 0 && sameStep(out[n-1], st) {
+		// Identity is judged on the texts as given: two steps whose
+		// clamped texts agree may still differ in the middle.
+		if prev != nil && sameStep(*prev, steps[i]) {
 			continue
 		}
+		prev = &steps[i]
 		out = append(out, st)
 	}
 	return out

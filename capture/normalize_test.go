@@ -98,6 +98,21 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("keys (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("long texts that differ only where the clamp cuts are both kept", func(t *testing.T) {
+		t.Parallel()
+		a := strings.Repeat("h", 600) + " book flight HAT001 " + strings.Repeat("t", 600)
+		b := strings.Repeat("h", 600) + " book flight HAT999 " + strings.Repeat("t", 600)
+		got := Normalize([]Step{st("0", "u", a), st("1", "u", b)}, cfg)
+		if len(got) != 2 {
+			t.Errorf("kept %d steps, want 2: they are different steps", len(got))
+		}
+		out := strings.Repeat("o", 400)
+		got = Normalize([]Step{st("0", "u", "a", imprint.ToolCall{Name: "x", Output: out + "1" + out}),
+			st("1", "u", "a", imprint.ToolCall{Name: "x", Output: out + "2" + out})}, cfg)
+		if len(got) != 2 {
+			t.Errorf("kept %d steps, want 2: their tool outputs differ", len(got))
+		}
+	})
 	t.Run("same text but different tool calls are kept", func(t *testing.T) {
 		t.Parallel()
 		got := Normalize([]Step{st("0", "u", "a", imprint.ToolCall{Name: "x", Output: "1"}), st("1", "u", "a", imprint.ToolCall{Name: "x", Output: "2"})}, cfg)

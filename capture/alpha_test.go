@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/llm/llmtest"
@@ -129,5 +130,79 @@ func ptr[T any](v T) *T { return &v }
 func applyCfg(c *Config, fn func(*Config)) {
 	if fn != nil {
 		fn(c)
+	}
+}
+
+// A reply that fails validation and succeeds on the repair retry counts as
+// one successful operation (CONTRACTS §3), with no warning.
+func TestLLMCallsCountRepairOnce(t *testing.T) {
+	t.Parallel()
+	ep := exchanges(2, true)
+	t.Run("per-step alpha", func(t *testing.T) {
+		t.Parallel()
+		srv, m := newLLM(t)
+		srv.Handle(OpAlpha, func(r llmtest.Request) llmtest.Reply {
+			if len(r.Messages) == 1 { // first attempt: α is not a number
+				return llmtest.JSON(map[string]any{"alpha": "high", "usable": true})
+			}
+			return llmtest.JSON(map[string]any{"alpha": 0.7, "usable": true})
+		})
+		res, err := NewRunner(Deps{LLM: m}, config(func(c *Config) { c.BatchMode = BatchPerStep })).Run(context.Background(), ep, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(srv.RequestsFor(OpAlpha)); n != 4 {
+			t.Errorf("%d alpha requests, want 2 calls and 2 repairs", n)
+		}
+		if res.LLMCalls != (LLMCalls{AlphaScoring: 2}) || len(res.Warnings) != 0 {
+			t.Errorf("llm_calls %+v warnings %+v, want alpha_scoring 2 and none", res.LLMCalls, res.Warnings)
+		}
+		for _, tr := range res.Traces {
+			if tr.Alpha != 0.7 {
+				t.Errorf("step %s α %v, want the repaired 0.7", tr.StepKey, tr.Alpha)
+			}
+		}
+	})
+	t.Run("batched", func(t *testing.T) {
+		t.Parallel()
+		srv, m := newLLM(t)
+		srv.Handle(OpBatch, func(r llmtest.Request) llmtest.Reply {
+			if len(r.Messages) == 1 { // first attempt: one entry short
+				return llmtest.JSON(map[string]any{"scores": []any{map[string]any{"idx": 0, "alpha": 0.3, "usable": true}}})
+			}
+			return llmtest.JSON(map[string]any{"scores": []any{
+				map[string]any{"idx": 0, "alpha": 0.3, "usable": true}, map[string]any{"idx": 1, "alpha": 0.4, "usable": true}}})
+		})
+		res, err := NewRunner(Deps{LLM: m}, DefaultConfig()).Run(context.Background(), ep, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(srv.RequestsFor(OpBatch)); n != 2 {
+			t.Errorf("%d batch requests, want the call and one repair", n)
+		}
+		if res.LLMCalls != (LLMCalls{BatchedReflection: 1}) || len(res.Warnings) != 0 {
+			t.Errorf("llm_calls %+v warnings %+v, want one batched call and no warning", res.LLMCalls, res.Warnings)
+		}
+		if res.Traces[0].Alpha != 0.3 || res.Traces[1].Alpha != 0.4 {
+			t.Errorf("α %v %v, want 0.3 0.4", res.Traces[0].Alpha, res.Traces[1].Alpha)
+		}
+	})
+}
+
+// Per-step calls of one episode never exceed llm_concurrency in flight.
+func TestPerStepConcurrencyBound(t *testing.T) {
+	t.Parallel()
+	srv, m := newLLM(t)
+	srv.Script(OpAlpha, llmtest.Reply{Delay: 20 * time.Millisecond, Text: `{"alpha": 0.5, "usable": true}`})
+	cfg := config(func(c *Config) { c.BatchMode, c.LLMConcurrency = BatchPerStep, 2 })
+	res, err := NewRunner(Deps{LLM: m}, cfg).Run(context.Background(), exchanges(8, true), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LLMCalls.AlphaScoring != 8 {
+		t.Errorf("alpha_scoring %d, want 8", res.LLMCalls.AlphaScoring)
+	}
+	if n := srv.MaxInFlight(); n > 2 {
+		t.Errorf("%d requests in flight at once, want at most llm_concurrency 2", n)
 	}
 }

@@ -222,6 +222,11 @@ func TestBatchFallsBackPerStep(t *testing.T) {
 		{"non-numeric alpha", llmtest.JSON(map[string]any{"scores": []any{
 			map[string]any{"idx": 0, "alpha": "x", "usable": true}, map[string]any{"idx": 1, "alpha": 0.2, "usable": true}}}), "llm_output_malformed"},
 		{"empty scores", llmtest.JSON(map[string]any{"scores": []any{}}), "llm_output_malformed"},
+		{"non-boolean usable", llmtest.JSON(map[string]any{"scores": []any{
+			map[string]any{"idx": 0, "alpha": 0.3, "usable": "yes"}, map[string]any{"idx": 1, "alpha": 0.2, "usable": true}}}), "llm_output_malformed"},
+		{"idx mismatch", llmtest.JSON(map[string]any{"scores": []any{
+			map[string]any{"idx": 0, "alpha": 0.3, "usable": true}, map[string]any{"idx": 7, "alpha": 0.2, "usable": true}}}), "llm_output_malformed"},
+		{"not JSON at all", llmtest.Text("I cannot grade these."), "llm_output_malformed"},
 		{"provider down", llmtest.Fault500(), "llm_unavailable"},
 	}
 	for _, tt := range tests {

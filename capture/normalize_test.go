@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -42,10 +43,14 @@ func TestClamp(t *testing.T) {
 				t.Errorf("head/tail are not the text's start and end")
 			}
 			budget := tt.limit - utf8.RuneCountInString(TruncationMarker)
-			if h := utf8.RuneCountInString(head); h < budget/2 || h > budget*6/10+1 {
-				t.Errorf("head has %d runes of a %d budget, want about 55%%", h, budget)
+			h, tl := utf8.RuneCountInString(head), utf8.RuneCountInString(tail)
+			if want := int(math.Round(0.55 * float64(budget))); h != want || h+tl != budget {
+				t.Errorf("head %d + tail %d runes of a %d budget, want head %d (55 %%) and the rest as tail", h, tl, budget, want)
 			}
 		})
+	}
+	if got, cut := Clamp(strings.Repeat("é", 100), 100); cut || utf8.RuneCountInString(got) != 100 {
+		t.Errorf("a text of exactly the limit in runes (200 bytes) was cut")
 	}
 	if got, cut := Clamp("short", 100); got != "short" || cut {
 		t.Errorf("short text changed: %q %v", got, cut)

@@ -49,6 +49,51 @@ func TestExtractSteps(t *testing.T) {
 			want: []Step{{Key: "0", TS: at(20), UserText: "check the build\n[observation ci] 3 tests failed", AgentText: "I will fix them"}},
 		},
 		{
+			name: "tool turns before any assistant turn: observations in order, none in tool_calls",
+			ep: func() imprint.Episode {
+				failed := T("lint", `{}`, "", 12)
+				failed.Meta.Error = "exit 2"
+				return episode(U("check the build", 0), T("ci", `{}`, "3 tests failed\n", 10), failed,
+					A("", 20), T("fix", `{"file":"a.go"}`, "patched", 30))
+			}(),
+			want: []Step{{Key: "0", TS: at(30), UserText: "check the build\n[observation ci] 3 tests failed\n[observation lint] error: exit 2",
+				ToolCalls: []imprint.ToolCall{{Name: "fix", Input: json.RawMessage(`{"file":"a.go"}`), Output: "patched"}}}},
+		},
+		{
+			name: "a tool turn opening the episode is the state of the first step",
+			ep:   episode(T("clock", `{}`, "09:00", 0), A("Good morning.", 10)),
+			want: []Step{{Key: "0", TS: at(10), UserText: "[observation clock] 09:00", AgentText: "Good morning."}},
+		},
+		{
+			name: "assistant with empty content followed only by tool turns",
+			ep:   episode(U("pwd?", 0), A("  ", 10), T("shell", `{"cmd":"pwd"}`, "/srv", 20)),
+			want: []Step{{Key: "0", TS: at(20), UserText: "pwd?",
+				ToolCalls: []imprint.ToolCall{{Name: "shell", Input: json.RawMessage(`{"cmd":"pwd"}`), Output: "/srv"}}}},
+		},
+		{
+			name: "a user turn after a tool turn opens a new segment",
+			ep:   episode(U("a", 0), A("x", 10), T("t", `{}`, "o", 20), U("b", 30), A("y", 40)),
+			want: []Step{
+				{Key: "0", TS: at(20), UserText: "a", AgentText: "x", ToolCalls: []imprint.ToolCall{{Name: "t", Input: json.RawMessage(`{}`), Output: "o"}}},
+				{Key: "1", Index: 1, TS: at(40), UserText: "b", AgentText: "y"},
+			},
+		},
+		{
+			name: "system turns between user turns keep them in one segment",
+			ep:   episode(U("one", 0), S("note", 5), U("two", 10), S("note", 15), A("ok", 20)),
+			want: []Step{{Key: "0", TS: at(20), UserText: "one\n\ntwo", AgentText: "ok"}},
+		},
+		{
+			name: "user and tool turns without an assistant give one synthetic step",
+			ep:   episode(S("sys", 0), U("first", 10), U("more", 20), T("t", `{}`, "o", 30), U("later", 40)),
+			want: []Step{{Key: "0", TS: at(20), UserText: "first\n\nmore", Synthetic: true}},
+		},
+		{
+			name: "only system and tool turns give nothing",
+			ep:   episode(S("sys", 0), T("t", `{}`, "o", 10)),
+			want: nil,
+		},
+		{
 			name: "two exchanges are two steps",
 			ep:   episode(U("first", 0), A("a1", 10), U("second", 20), A("a2", 30)),
 			want: []Step{

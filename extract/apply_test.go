@@ -275,6 +275,31 @@ func TestTwoMemoriesUpdatingOneTargetChainOnTheLatest(t *testing.T) {
 	if diff := cmp.Diff([]string{"s1-1", "s1-2"}, live[0].SourceMessageIDs); diff != "" {
 		t.Errorf("sources (-want +got):\n%s", diff)
 	}
+	// The merge without merged_content is an update in the shard too, and
+	// each replaced version gets its supersede line.
+	type line struct{ Op, ID, SupersededBy string }
+	var lines []line
+	if err := shard.Read(e.dir, func(b []byte) error {
+		var l RecordLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		by := ""
+		if l.Memory.SupersededBy != nil {
+			by = *l.Memory.SupersededBy
+		}
+		lines = append(lines, line{l.Op, l.Memory.ID, by})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantLines := []line{
+		{"update", first.ID, ""}, {"supersede", old.ID, first.ID},
+		{"update", second.ID, ""}, {"supersede", first.ID, second.ID},
+	}
+	if diff := cmp.Diff(wantLines, lines); diff != "" {
+		t.Errorf("shard lines (-want +got):\n%s", diff)
+	}
 }
 
 func TestReplayRejectsForeignLines(t *testing.T) {

@@ -90,9 +90,9 @@ type recallItem struct {
 // instructions (live instruction memories, priority −1 first, then by
 // priority, highest first), then the live memories most relevant to q.Text
 // (scope-wide), then the most relevant traces (of q.SessionID when given),
-// each a one-line bullet. Bullets are added whole, in that order, while
-// the block stays within the budget; one that does not fit is left out and
-// smaller ones after it may still be added. It returns ErrInvalid for an
+// each a one-line bullet. The block is cut to the budget after the last
+// whole bullet that fits: it is always a prefix of the full block, so a
+// less important record never displaces a more important one. It returns ErrInvalid for an
 // invalid scope; store and search errors are wrapped.
 func (r Recaller) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
 	res := RecallResult{Hits: []imprint.Hit{}}
@@ -251,7 +251,8 @@ func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, 
 }
 
 // layout writes the block: the header, then each section's title and
-// bullets, adding a bullet only while the whole stays within budget. The
+// bullets, in order, up to the first bullet that would take the block over
+// budget, so a bullet never displaces a more important one. The
 // cost of each piece is estimated on its own; since the estimator rounds
 // up per call, the sum bounds the estimate of the joined text.
 func layout(budget int, titles []string, sections [][]recallItem) (string, []imprint.Hit) {
@@ -267,7 +268,7 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 				cost += imprint.EstimateTokens(titles[i] + "\n")
 			}
 			if used+cost > budget {
-				continue
+				return finish(&b, hits)
 			}
 			if !started {
 				b.WriteString(titles[i] + "\n")
@@ -278,6 +279,12 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 			hits = append(hits, it.hit)
 		}
 	}
+	return finish(&b, hits)
+}
+
+// finish adds the header to a block with bullets; a block without any is
+// empty.
+func finish(b *strings.Builder, hits []imprint.Hit) (string, []imprint.Hit) {
 	if len(hits) == 0 {
 		return "", hits
 	}

@@ -173,6 +173,9 @@ func TestRecallBudget(t *testing.T) {
 				}
 			}
 		}
+		if n := min(len(res.Hits), len(full.Hits)); !cmp.Equal(hitIDs(res.Hits)[:n], hitIDs(full.Hits)[:n]) {
+			t.Errorf("budget %d: hits %v are not a prefix of the full recall's %v", budget, hitIDs(res.Hits), hitIDs(full.Hits))
+		}
 		if bullets != len(res.Hits) {
 			t.Errorf("budget %d: %d bullets but %d hits", budget, bullets, len(res.Hits))
 		}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"strings"
 	"testing"
+	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -98,5 +99,72 @@ func TestMigrationBackfillsSessionActivity(t *testing.T) {
 	}
 	if lastSeq != pend[1].Seq || lastAt != pend[1].RecordedAt.String() {
 		t.Errorf("backfilled last_seq %d at %q, want %d at %q", lastSeq, lastAt, pend[1].Seq, pend[1].RecordedAt)
+	}
+}
+
+// BenchmarkJobCycle measures one job's life on the store: enqueue, claim,
+// complete.
+func BenchmarkJobCycle(b *testing.B) {
+	db := openTemp(b)
+	defer db.Close()
+	ctx := b.Context()
+	sc := imprint.DefaultScope()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := db.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobCapture, Scope: sc, EpisodeID: "e"}); err != nil {
+			b.Fatal(err)
+		}
+		js, err := db.ClaimJobs(ctx, time.Now(), 1)
+		if err != nil || len(js) != 1 {
+			b.Fatalf("claim: %v, %v", js, err)
+		}
+		if err := db.CompleteJob(ctx, js[0].ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClaimIdle measures a poll that finds nothing to do, with many
+// jobs scheduled later.
+func BenchmarkClaimIdle(b *testing.B) {
+	db := openTemp(b)
+	defer db.Close()
+	ctx := b.Context()
+	later := imprint.At(time.Now().Add(time.Hour))
+	for range 1000 {
+		if _, _, err := db.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobEmbed, Scope: imprint.DefaultScope(), RunAt: later}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if js, err := db.ClaimJobs(ctx, time.Now(), 2); err != nil || len(js) != 0 {
+			b.Fatalf("claim: %v, %v", js, err)
+		}
+	}
+}
+
+// BenchmarkAppendTurns measures appending 5 turns to a session's open
+// episode as it grows to 200 turns, then starting over in a new episode.
+func BenchmarkAppendTurns(b *testing.B) {
+	db := openTemp(b)
+	defer db.Close()
+	ctx := b.Context()
+	sc := imprint.DefaultScope()
+	turns := make([]imprint.Turn, 5)
+	for i := range turns {
+		turns[i] = imprint.Turn{Role: imprint.RoleAssistant, Content: strings.Repeat("a reply of moderate length ", 10), TS: imprint.Now()}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		ep, err := db.AppendTurns(ctx, sc, "s", turns, imprint.NewID())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ep.Turns) >= 200 {
+			if _, err := db.CloseEpisode(ctx, sc, ep.ID, imprint.ClosedFinalized, &imprint.Job{Kind: imprint.JobCapture}); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

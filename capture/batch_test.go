@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
@@ -273,6 +274,7 @@ func TestBatchModes(t *testing.T) {
 		{"per_step never batches", BatchPerStep, 12, 3, 0, 3, nil},
 		{"per_episode ignores the threshold", BatchPerEpisode, 2, 5, 1, 0, []int{5}},
 		{"per_episode chunks of 64", BatchPerEpisode, 12, 130, 3, 0, []int{64, 64, 2}},
+		{"auto with a threshold above 64 chunks too", BatchAuto, 100, 70, 2, 0, []int{64, 6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,4 +400,34 @@ func TestDownstreamPreviews(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A hostile batched reply: an enormous reflection is capped, a negative α
+// is clamped to 0, usable false zeroes α, and α above 1 is 1.
+func TestBatchHostileReply(t *testing.T) {
+	t.Parallel()
+	srv, m := newLLM(t)
+	huge := strings.Repeat("I learned a lot. ", 2000)
+	srv.Script(OpBatch, llmtest.JSON(map[string]any{"scores": []any{
+		map[string]any{"idx": 0, "reflection_text": huge, "alpha": -3, "usable": true},
+		map[string]any{"idx": 1, "reflection_text": huge, "alpha": 0.9, "usable": false},
+		map[string]any{"idx": 2, "reflection_text": "   ", "alpha": 0.9, "usable": true},
+		map[string]any{"idx": 3, "reflection_text": huge, "alpha": 7, "usable": true},
+	}}))
+	res, err := NewRunner(Deps{LLM: m}, config(func(c *Config) { c.SynthReflections = true })).Run(context.Background(), exchanges(4, false), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Traces
+	for _, i := range []int{0, 1, 3} {
+		if n := utf8.RuneCountInString(deref(tr[i].Reflection)); n == 0 || n > MaxReflectionChars {
+			t.Errorf("step %d reflection has %d runes, want 1..%d", i, n, MaxReflectionChars)
+		}
+	}
+	if tr[0].Alpha != 0 || tr[1].Alpha != 0 || tr[1].Usable || tr[3].Alpha != 1 {
+		t.Errorf("α %v %v(usable %v) %v, want 0, 0 (unusable), 1", tr[0].Alpha, tr[1].Alpha, tr[1].Usable, tr[3].Alpha)
+	}
+	if tr[2].Reflection != nil || tr[2].ReflectionSource != imprint.ReflectionNone || tr[2].Alpha != 0 || tr[2].Usable {
+		t.Errorf("whitespace reflection_text kept: %+v", tr[2])
+	}
 }

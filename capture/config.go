@@ -11,8 +11,9 @@ const (
 	// BatchPerEpisode scores a whole episode in one call (chunks of
 	// MaxBatchSteps steps for longer episodes).
 	BatchPerEpisode = "per_episode"
-	// BatchAuto batches episodes of at most BatchThreshold steps and scores
-	// longer ones per step.
+	// BatchAuto batches episodes of at most BatchThreshold steps (in chunks
+	// of MaxBatchSteps when the threshold is set higher) and scores longer
+	// ones per step.
 	BatchAuto = "auto"
 )
 

@@ -368,7 +368,9 @@ func (r *Runner) score(ctx context.Context, ep imprint.Episode, steps []Step, re
 	case cfg.BatchMode == BatchPerEpisode:
 		batches = chunks(n, MaxBatchSteps)
 	case cfg.BatchMode == BatchAuto && n <= cfg.BatchThreshold:
-		batches = chunks(n, n)
+		// A threshold above MaxBatchSteps would otherwise send one call
+		// too large for its reply to fit the token budget.
+		batches = chunks(n, MaxBatchSteps)
 	default:
 		perStep = chunks(n, n)[0]
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -147,15 +149,22 @@ const missingPriority = math.MinInt32
 // validate applies the rules every extractor's output goes through:
 // priorities (missing → the type's floor, above 100 → 100, instruction −1
 // kept, other negatives and values below the floor dropped), sources
-// restricted to the new messages (a memory sourced only from other messages
-// is dropped; one naming none is attributed to all new messages), the cap
-// in extraction order, and a fresh id per memory.
-func validate(cands []Candidate, newMsgs []imprint.Message, maxMemories int) ([]imprint.Memory, []Warning) {
+// restricted to the new messages, the cap in extraction order, and a fresh
+// id per memory. Source ids are read leniently ("[id]", quoted, several in
+// one string). A memory citing background messages and no new one is
+// dropped (it was extracted from earlier messages); one naming no id, or
+// only ids that are in neither section (mangled by the model), is
+// attributed to all new messages.
+func validate(cands []Candidate, newMsgs, background []imprint.Message, maxMemories int) ([]imprint.Memory, []Warning) {
 	newIDs := make(map[string]bool, len(newMsgs))
 	allNew := make([]string, len(newMsgs))
 	for i, m := range newMsgs {
 		newIDs[m.ID] = true
 		allNew[i] = m.ID
+	}
+	bgIDs := make(map[string]bool, len(background))
+	for _, m := range background {
+		bgIDs[m.ID] = true
 	}
 	var out []imprint.Memory
 	var warns []Warning
@@ -170,12 +179,16 @@ func validate(cands []Candidate, newMsgs []imprint.Message, maxMemories int) ([]
 		if !ok {
 			continue
 		}
-		src := filterSources(c.SourceMessageIDs, newIDs)
+		src, citesBackground := filterSources(c.SourceMessageIDs, newIDs, bgIDs)
 		if len(src) == 0 {
-			if len(c.SourceMessageIDs) > 0 {
+			if citesBackground {
 				warns = append(warns, Warning{Stage: "parse", Code: "source_not_new",
-					Message: fmt.Sprintf("memory citing only messages outside the new window skipped: %s", strings.Join(c.SourceMessageIDs, ", "))})
+					Message: fmt.Sprintf("memory citing only background messages skipped: %s", clampRunes(strings.Join(c.SourceMessageIDs, ", "), 200))})
 				continue
+			}
+			if len(c.SourceMessageIDs) > 0 {
+				warns = append(warns, Warning{Stage: "parse", Code: "source_unknown",
+					Message: fmt.Sprintf("memory citing unknown message ids attributed to all new messages: %s", clampRunes(strings.Join(c.SourceMessageIDs, ", "), 200))})
 			}
 			src = append([]string(nil), allNew...)
 		}
@@ -218,17 +231,47 @@ func normalizePriority(t imprint.MemoryType, p int) (int, bool) {
 	return p, true
 }
 
-func filterSources(ids []string, newIDs map[string]bool) []string {
-	var out []string
+// filterSources returns the ids of new messages among ids, in order and
+// without repeats, and whether any id names a background message. An item
+// that is not an id as given is tried without brackets or quotes, then
+// split at commas, semicolons and spaces.
+func filterSources(ids []string, newIDs, bgIDs map[string]bool) (out []string, citesBackground bool) {
 	seen := map[string]bool{}
+	try := func(id string) bool {
+		id = strings.Trim(strings.TrimSpace(id), "[]\"'`")
+		switch {
+		case newIDs[id]:
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		case bgIDs[id]:
+			citesBackground = true
+		default:
+			return false
+		}
+		return true
+	}
 	for _, id := range ids {
-		id = strings.TrimSpace(id)
-		if newIDs[id] && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+		if try(id) {
+			continue
+		}
+		for _, part := range strings.FieldsFunc(id, func(r rune) bool {
+			return r == ',' || r == ';' || r == '，' || unicode.IsSpace(r)
+		}) {
+			try(part)
 		}
 	}
-	return out
+	return out, citesBackground
+}
+
+// clampRunes cuts s to at most n runes, marking a cut with "…".
+func clampRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 func decodeMetadata(raw json.RawMessage) imprint.MemoryMetadata {

@@ -109,7 +109,7 @@ func TestValidatePriorities(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _ := validate([]Candidate{{Content: "x y", Type: tt.typ, Priority: tt.in, SourceMessageIDs: []string{"n1"}}}, newMsgs, 10)
+			got, _ := validate([]Candidate{{Content: "x y", Type: tt.typ, Priority: tt.in, SourceMessageIDs: []string{"n1"}}}, newMsgs, nil, 10)
 			if (len(got) == 1) != tt.keep {
 				t.Fatalf("kept %d memories, want keep=%v", len(got), tt.keep)
 			}
@@ -131,7 +131,7 @@ func TestValidateSourcesCapAndIDs(t *testing.T) {
 		{Content: "third kept", Type: imprint.MemoryEpisodic, Priority: 70, SourceMessageIDs: []string{"n1"}},
 		{Content: "fourth, over the cap", Type: imprint.MemoryEpisodic, Priority: 99, SourceMessageIDs: []string{"n1"}},
 	}
-	got, warns := validate(cands, newMsgs, 3)
+	got, warns := validate(cands, newMsgs, []imprint.Message{{ID: "bg1"}}, 3)
 	var contents [][]string
 	for _, m := range got {
 		contents = append(contents, append([]string{m.Content}, m.SourceMessageIDs...))
@@ -155,6 +155,57 @@ func TestValidateSourcesCapAndIDs(t *testing.T) {
 	}
 }
 
+// Models copy the prompt's "[id]" blocks, join ids into one string or
+// mangle them; a memory is only dropped for its sources when it cites
+// background messages and no new one.
+func TestValidateSourceIDForms(t *testing.T) {
+	t.Parallel()
+	newMsgs := []imprint.Message{{ID: "n1"}, {ID: "n2"}}
+	bg := []imprint.Message{{ID: "b1"}}
+	tests := []struct {
+		name string
+		in   []string
+		want []string // nil: dropped
+		warn string
+	}{
+		{"plain", []string{"n2"}, []string{"n2"}, ""},
+		{"bracketed as in the prompt", []string{"[n1]", " [n2] "}, []string{"n1", "n2"}, ""},
+		{"quoted", []string{`"n2"`, "'n1'"}, []string{"n2", "n1"}, ""},
+		{"comma-joined in one string", []string{"n1, n2"}, []string{"n1", "n2"}, ""},
+		{"space-joined in one string", []string{"[n2] [n1]"}, []string{"n2", "n1"}, ""},
+		{"unknown ids only: all new messages", []string{"msg_7", "m12"}, []string{"n1", "n2"}, "source_unknown"},
+		{"background only: dropped", []string{"b1"}, nil, "source_not_new"},
+		{"background and unknown: dropped", []string{"[b1]", "zz"}, nil, "source_not_new"},
+		{"new and background: the new one", []string{"b1", "n1"}, []string{"n1"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, warns := validate([]Candidate{{Content: "x y", Type: imprint.MemoryPersona, Priority: 60, SourceMessageIDs: tt.in}}, newMsgs, bg, 10)
+			if tt.want == nil {
+				if len(got) != 0 {
+					t.Errorf("kept %+v, want the memory dropped", got)
+				}
+			} else if len(got) != 1 {
+				t.Fatalf("dropped the memory, want sources %v", tt.want)
+			} else if diff := cmp.Diff(tt.want, got[0].SourceMessageIDs); diff != "" {
+				t.Errorf("sources (-want +got):\n%s", diff)
+			}
+			var codes []string
+			for _, w := range warns {
+				codes = append(codes, w.Code)
+			}
+			var wantCodes []string
+			if tt.warn != "" {
+				wantCodes = []string{tt.warn}
+			}
+			if diff := cmp.Diff(wantCodes, codes); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func FuzzDecodeScenes(f *testing.F) {
 	f.Add(`{"scenes":[{"scene_name":"a","memories":[{"content":"c","type":"persona","priority":"x"}]}]}`)
 	f.Add(`[{"memories":[{"content":1,"type":null,"source_message_ids":[1,null,"a"]}]}]`)
@@ -164,6 +215,6 @@ func FuzzDecodeScenes(f *testing.F) {
 			return
 		}
 		cands, _, _, _ := scenesToCandidates(scenes, "")
-		validate(cands, []imprint.Message{{ID: "a"}}, 10)
+		validate(cands, []imprint.Message{{ID: "a"}}, []imprint.Message{{ID: "b"}}, 10)
 	})
 }

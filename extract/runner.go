@@ -173,7 +173,7 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 		}
 		res.Warnings = append(res.Warnings, warns...)
 		res.SceneNames = append(res.SceneNames, names...)
-		mems, warns = validate(cands, w.New, r.cfg.MaxMemoriesPerSession)
+		mems, warns = validate(cands, w.New, w.Background, r.cfg.MaxMemoriesPerSession)
 		res.Warnings = append(res.Warnings, warns...)
 		met.extractDur = r.now().Sub(t0)
 	}

@@ -48,7 +48,7 @@ func (s storeJobs) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, err
 
 // env is a real server over a real SQLite store on a loopback port.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	db    *sqlite.DB
 	path  string
 	srv   *Server
@@ -57,7 +57,7 @@ type env struct {
 	calls *llm.MemoryRecorder
 }
 
-func newEnv(t *testing.T, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "imprint.db")

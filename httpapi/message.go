@@ -33,6 +33,9 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if s.d.Recorder == nil {
+		return errNoRecorder
+	}
 	res, err := s.d.Recorder.Record(r.Context(), scope, sid, msgs)
 	if err != nil {
 		return err

@@ -52,9 +52,9 @@ type Jobs interface {
 // next poll.
 type waker interface{ Wake() }
 
-// Deps are what a Server works with. Store and Recorder are required;
-// without Sessions the session endpoints answer 500, without Jobs the
-// extract endpoint does.
+// Deps are what a Server works with. Store is required; without Recorder
+// POST /v1/messages answers 500, without Sessions the session endpoints
+// do, without Jobs the extract endpoint does.
 type Deps struct {
 	Store    imprint.ServiceStore
 	Recorder Recorder
@@ -163,6 +163,16 @@ func (s *Server) routes() {
 // ServeHTTP checks the token, bounds the request's time (the event stream
 // excepted) and dispatches it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A bug in a handler answers 500 instead of dropping the connection.
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeErrorStatus(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		}
+	}()
 	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="imprint"`)
 		s.fail(w, r, unauthorized("a valid Authorization: Bearer token is required"))

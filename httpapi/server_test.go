@@ -785,3 +785,22 @@ func TestClientUnreachable(t *testing.T) {
 		t.Fatal("internal must not match ErrInvalid")
 	}
 }
+
+func TestClientErrorKinds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Config{MaxBodyBytes: 1024})
+	ctx := context.Background()
+	if _, err := e.c.Search(ctx, search.Query{Scope: scopeA, Text: " "}); !errors.Is(err, imprint.ErrInvalid) {
+		t.Errorf("empty search: %v, want ErrInvalid", err)
+	}
+	if _, err := e.c.Record(ctx, scopeA, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: strings.Repeat("x", 2048)}}); !errors.Is(err, imprint.ErrTooLarge) {
+		t.Errorf("oversize record: %v, want ErrTooLarge", err)
+	}
+	if _, err := e.c.Record(ctx, imprint.Scope{Tenant: strings.Repeat("t", 300)}, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: "x"}}); !errors.Is(err, imprint.ErrInvalid) {
+		t.Errorf("long tenant: %v, want ErrInvalid", err)
+	}
+	var apiErr *Error
+	if _, err := e.c.Episode(ctx, scopeA, "nope"); !errors.Is(err, imprint.ErrNotFound) || !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Errorf("missing episode: %v, want a 404 *Error matching ErrNotFound", err)
+	}
+}

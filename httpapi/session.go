@@ -39,6 +39,7 @@ func (s *Server) sessions() (Sessions, error) {
 var (
 	errNoSessions = errors.New("live sessions are not enabled on this server")
 	errNoJobs     = errors.New("background jobs are not enabled on this server")
+	errNoRecorder = errors.New("recording is not enabled on this server")
 )
 
 // postTurns appends {"scope", "turns"} to the session's open episode →

@@ -48,7 +48,9 @@ type tauToolCall struct {
 // trials after the first), its reward and task id kept in the episode's
 // meta. Assistant tool calls become tool turns right after their assistant
 // turn (name, input, tool_call_id; the result's text as content and, when it
-// starts with "Error:", as the error), so an assistant message that only
+// starts with "Error:", as the error; a result is paired with its call by
+// tool_call_id, or in order and by name for calls without an id), so an
+// assistant message that only
 // calls tools is an assistant turn with empty content. System messages are
 // left out. L0 messages are the user and assistant text. Ids are derived
 // from the file name and task, so reading the same file again gives the same
@@ -176,6 +178,7 @@ func tauTranscript(e tauEntry, sid, taskID, file string, index int) (tr Transcri
 	}
 	var turns []imprint.Turn
 	pending := map[string]int{} // tool_call_id -> index of its tool turn awaiting a result
+	var unnamed []int           // tool turns of calls without an id awaiting a result, in order
 	for mi, m := range e.Traj {
 		text, err := tauText(m.Content)
 		if err != nil {
@@ -197,6 +200,8 @@ func tauTranscript(e tauEntry, sid, taskID, file string, index int) (tr Transcri
 				}
 				if c.ID != "" {
 					pending[c.ID] = len(turns)
+				} else {
+					unnamed = append(unnamed, len(turns))
 				}
 				turns = append(turns, imprint.Turn{Role: imprint.RoleTool, Meta: imprint.TurnMeta{
 					Name: name, Input: toolInput(c.Function.Arguments), ToolCallID: c.ID,
@@ -207,8 +212,13 @@ func tauTranscript(e tauEntry, sid, taskID, file string, index int) (tr Transcri
 			if strings.HasPrefix(strings.TrimSpace(text), tauErrorPrefix) {
 				meta.Error = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), tauErrorPrefix))
 			}
-			if k, found := pending[m.ToolCallID]; found && m.ToolCallID != "" {
+			k, found := pending[m.ToolCallID]
+			if found && m.ToolCallID != "" {
 				delete(pending, m.ToolCallID)
+			} else {
+				k, found = takeUnanswered(&unnamed, turns, meta.Name)
+			}
+			if found {
 				t := &turns[k]
 				t.Content = text
 				t.Meta.Error = meta.Error
@@ -241,4 +251,18 @@ func tauTranscript(e tauEntry, sid, taskID, file string, index int) (tr Transcri
 	tr.Episodes = []imprint.Episode{ep}
 	tr.Messages = MessagesFromTurns(sid, imprint.Scope{}, turns, SourceTauBench)
 	return tr, true
+}
+
+// takeUnanswered removes from *open and returns the first tool turn (an
+// index into turns) whose call has no id and the given name (any name when
+// name is empty): results without a matching call id answer calls without
+// one, in order.
+func takeUnanswered(open *[]int, turns []imprint.Turn, name string) (int, bool) {
+	for j, k := range *open {
+		if name == "" || turns[k].Meta.Name == name {
+			*open = append((*open)[:j:j], (*open)[j+1:]...)
+			return k, true
+		}
+	}
+	return 0, false
 }

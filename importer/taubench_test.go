@@ -185,3 +185,36 @@ func FuzzReadTauBench(f *testing.F) {
 		}
 	})
 }
+
+// Tool calls and results without ids are paired in order (by name when
+// given), so no call is left without its result and no result is doubled.
+func TestReadTauBenchCallsWithoutIDs(t *testing.T) {
+	t.Parallel()
+	in := `[{"task_id": 1, "reward": 0, "traj": [
+	  {"role": "user", "content": "check both flights"},
+	  {"role": "assistant", "content": null, "tool_calls": [
+	    {"function": {"name": "get_flight", "arguments": "{\"n\":\"A1\"}"}},
+	    {"function": {"name": "get_status", "arguments": "{\"n\":\"A1\"}"}}]},
+	  {"role": "tool", "name": "get_flight", "content": "A1 SFO-JFK"},
+	  {"role": "tool", "name": "get_status", "content": "Error: unknown flight"},
+	  {"role": "assistant", "content": "Done."}
+	]}]`
+	trs, err := ReadTauBench(strings.NewReader(in), "noid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []imprint.TurnMeta
+	var outs []string
+	for _, turn := range trs[0].Episodes[0].Turns {
+		if turn.Role == imprint.RoleTool {
+			tools = append(tools, turn.Meta)
+			outs = append(outs, turn.Content)
+		}
+	}
+	if len(tools) != 2 {
+		t.Fatalf("%d tool turns %v, want one per call", len(tools), outs)
+	}
+	if tools[0].Name != "get_flight" || outs[0] != "A1 SFO-JFK" || tools[1].Name != "get_status" || tools[1].Error != "unknown flight" {
+		t.Errorf("tool turns %+v outputs %q", tools, outs)
+	}
+}

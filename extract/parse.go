@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -331,23 +332,29 @@ func jsonStrings(raw json.RawMessage) []string {
 	return out
 }
 
-// jsonInt reads a number or a numeric string, rounded; ok is false otherwise.
+// jsonInt reads a priority: a number or a numeric string. Positive values
+// are rounded and values beyond ±1e6 (even ±Inf, e.g. 1e400) are clamped
+// there; a negative value other than exactly -1 reads as -2, so that no
+// fraction rounds into the instruction's "absolute rule" -1. ok is false
+// for anything else (a missing priority).
 func jsonInt(raw json.RawMessage) (int, bool) {
 	s := strings.TrimSpace(jsonString(raw))
 	if s == "" {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
 		return 0, false
 	}
-	f = math.Round(f)
-	if f > 1e6 {
-		f = 1e6
-	} else if f < -1e6 {
-		f = -1e6
+	switch {
+	case f == -1:
+		return -1, true
+	case f < 0:
+		return -2, true
+	case f > 1e6:
+		return 1e6, true
 	}
-	return int(f), true
+	return int(math.Round(f)), true
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -155,6 +155,51 @@ func TestValidateSourcesCapAndIDs(t *testing.T) {
 	}
 }
 
+// Absurd priorities from the model: numbers out of every range, numeric
+// strings, fractions near -1, non-numbers.
+func TestPriorityFromReply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typ, raw string
+		want     int
+		keep     bool
+	}{
+		{"persona", `1e400`, 100, true},
+		{"persona", `"1e400"`, 100, true},
+		{"persona", `1e9`, 100, true},
+		{"episodic", `99.6`, 100, true},
+		{"persona", `"85"`, 85, true},
+		{"persona", `-1e400`, 0, false},
+		{"instruction", `-1`, -1, true},
+		{"instruction", `-1.0`, -1, true},
+		{"instruction", `"-1"`, -1, true},
+		{"instruction", `-0.6`, 0, false},
+		{"instruction", `-1.4`, 0, false},
+		{"persona", `"high"`, 50, true},
+		{"episodic", `true`, 60, true},
+		{"episodic", `null`, 60, true},
+		{"instruction", `[90]`, 70, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+" "+tt.raw, func(t *testing.T) {
+			t.Parallel()
+			raw := `{"scenes":[{"scene_name":"s","memories":[{"content":"c d","type":"` + tt.typ + `","priority":` + tt.raw + `,"source_message_ids":["n1"]}]}]}`
+			scenes, err := decodeScenes(json.RawMessage(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cands, _, _, _ := scenesToCandidates(scenes, "")
+			got, _ := validate(cands, []imprint.Message{{ID: "n1"}}, nil, 10)
+			if (len(got) == 1) != tt.keep {
+				t.Fatalf("kept %d memories, want keep=%v", len(got), tt.keep)
+			}
+			if tt.keep && got[0].Priority != tt.want {
+				t.Errorf("priority = %d, want %d", got[0].Priority, tt.want)
+			}
+		})
+	}
+}
+
 // Models copy the prompt's "[id]" blocks, join ids into one string or
 // mangle them; a memory is only dropped for its sources when it cites
 // background messages and no new one.

@@ -70,7 +70,7 @@ type LLMCalls struct {
 	// AlphaScoring counts per-step grading calls.
 	AlphaScoring int `json:"alpha_scoring"`
 	// BatchedReflection counts batched calls: 0 or 1 per episode, one per
-	// chunk of MaxBatchSteps in per_episode mode.
+	// chunk of MaxBatchSteps for an episode of more steps.
 	BatchedReflection int `json:"batched_reflection"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -85,7 +86,9 @@ func (s *Server) getMetrics(w http.ResponseWriter, r *http.Request) error {
 			}
 			b.WriteByte('}')
 		}
-		fmt.Fprintf(&b, " %g\n", v)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		b.WriteByte('\n')
 	}
 	m := s.metrics
 	family("imprint_messages_recorded_total", "counter", "L0 messages recorded through this server.")

@@ -28,7 +28,7 @@ code { background: #f4f4f4; padding: 0 .2rem; }
 <body>
 <h1>imprint</h1>
 <p class="muted">Scope <code>{{.Scope.Tenant}}/{{.Scope.User}}/{{.Scope.Agent}}</code> ·
-<a href="/v1/status?{{.Query}}">status JSON</a> · <a href="/metrics">metrics</a> · <a href="/healthz">health</a></p>
+<a href="{{.StatusURL}}">status JSON</a> · <a href="/metrics">metrics</a> · <a href="/healthz">health</a></p>
 
 <h2>Extraction</h2>
 <p>{{.Status.PendingMessages}} pending message(s) in {{len .Status.Sessions}} session(s).</p>
@@ -62,10 +62,10 @@ type pageOp struct {
 }
 
 type pageData struct {
-	Scope  imprint.Scope
-	Query  string
-	Status Status
-	Ops    []pageOp
+	Scope     imprint.Scope
+	StatusURL string
+	Status    Status
+	Ops       []pageOp
 }
 
 // getPage serves the HTML status page of the scope in the query.
@@ -78,7 +78,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := pageData{Scope: scope, Query: r.URL.Query().Encode(), Status: st}
+	d := pageData{Scope: scope, StatusURL: "/v1/status?" + scopeQuery(scope).Encode(), Status: st}
 	for op, u := range st.LLM {
 		d.Ops = append(d.Ops, pageOp{Op: op, OpUsage: u})
 	}

@@ -762,6 +762,9 @@ func TestPage(t *testing.T) {
 	if strings.Contains(body, "<script>") || !strings.Contains(body, "&lt;script&gt;") {
 		t.Fatalf("session id not escaped:\n%s", body)
 	}
+	if !strings.Contains(body, `href="/v1/status?agent=coder&amp;tenant=acme&amp;user=ana"`) {
+		t.Errorf("status link broken:\n%s", body)
+	}
 	if !strings.Contains(body, "1 pending message(s)") {
 		t.Fatalf("page lacks the pending count:\n%s", body)
 	}

@@ -304,14 +304,19 @@ func (r *Runner) toDecision(rd rawDecision, cands []string) decision {
 		r.log().Warn("dedup judge gave an unknown action; storing", "action", d.action)
 		d.action = ActionStore
 	}
+	var ignored []string
 	for _, t := range jsonStrings(rd.TargetIDs) {
 		if !contains(cands, t) {
-			r.log().Warn("dedup judge target is not a candidate of the memory; ignored", "target_id", t)
+			ignored = append(ignored, t)
 			continue
 		}
 		if !contains(d.targets, t) {
 			d.targets = append(d.targets, t)
 		}
+	}
+	if len(ignored) > 0 {
+		r.log().Warn("dedup judge targets that are not candidates of the memory ignored",
+			"count", len(ignored), "target_ids", ignored[:min(len(ignored), 10)])
 	}
 	d.mergedContent = strings.TrimSpace(jsonString(rd.MergedContent))
 	if t := imprint.MemoryType(strings.ToLower(strings.TrimSpace(jsonString(rd.MergedType)))); t.Valid() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,5 +143,40 @@ func TestEmbedderFailureStoresWithoutVectors(t *testing.T) {
 	}
 	if n := e.pending("s1"); n != 0 {
 		t.Errorf("%d messages pending", n)
+	}
+}
+
+// A reply with thousands of bad memories yields a bounded list of
+// warnings that still says how many there were, and the valid memories
+// are capped as usual.
+func TestHostileReplyKeepsWarningsBounded(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, smallConfig(10, 5))
+	var mems []mem
+	for i := range 10000 {
+		mems = append(mems, mem{Content: fmt.Sprintf("opinion %d", i), Type: "opinion", Priority: 1e9, Sources: []string{"s1-1"}})
+	}
+	for i := range 10000 {
+		mems = append(mems, mem{Content: fmt.Sprintf("The user owns boat %d.", i), Type: "persona", Priority: 70, Sources: []string{"s1-1"}})
+	}
+	e.srv.Script(OpExtract, scenesReply(scene{Name: "Boats", Memories: mems}))
+	e.record("s1", e.baseDay, "I own a lot of boats")
+	res, _, err := e.runner.ExtractNext(e.ctx, e.scope, "s1")
+	if err != nil || !res.Success {
+		t.Fatalf("window = %+v, %v", res.Success, err)
+	}
+	if res.StoredCount != 10 {
+		t.Errorf("stored %d memories, want the cap of 10", res.StoredCount)
+	}
+	if n := len(res.Warnings); n > 2*(maxWarningsPerCode+1) {
+		t.Fatalf("%d warnings, want at most %d", n, 2*(maxWarningsPerCode+1))
+	}
+	codes := warningCodes(res.Warnings)
+	if codes["parse/unknown_type"] != maxWarningsPerCode+1 || codes["parse/memories_capped"] != 1 {
+		t.Errorf("warning codes = %v", codes)
+	}
+	last := res.Warnings[len(res.Warnings)-1]
+	if !strings.Contains(last.Message, fmt.Sprint(10000-maxWarningsPerCode)) {
+		t.Errorf("last warning %+v does not count the unlisted ones", last)
 	}
 }

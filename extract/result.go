@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -73,6 +74,39 @@ func newResult(sessionID string) Result {
 		MessageIDs: []string{},
 		Warnings:   []Warning{},
 	}
+}
+
+// maxWarningsPerCode bounds the warnings of one stage and code listed in a
+// Result; the rest are counted in one summary warning, so a reply with
+// thousands of bad memories does not make a result of thousands of lines.
+const maxWarningsPerCode = 20
+
+// capWarnings keeps the first maxWarningsPerCode warnings of each stage and
+// code, in order, and appends for each code over the limit a warning of
+// that stage and code saying how many were left out.
+func capWarnings(ws []Warning) []Warning {
+	type key struct{ stage, code string }
+	seen := map[key]int{}
+	out := ws[:0:0]
+	var over []key
+	for _, w := range ws {
+		k := key{w.Stage, w.Code}
+		seen[k]++
+		switch n := seen[k]; {
+		case n <= maxWarningsPerCode:
+			out = append(out, w)
+		case n == maxWarningsPerCode+1:
+			over = append(over, k)
+		}
+	}
+	for _, k := range over {
+		out = append(out, Warning{Stage: k.stage, Code: k.code,
+			Message: fmt.Sprintf("%d more %s warnings not listed", seen[k]-maxWarningsPerCode, k.code)})
+	}
+	if out == nil {
+		out = []Warning{}
+	}
+	return out
 }
 
 func (r *Result) warn(stage, code, msg string) {

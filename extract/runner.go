@@ -125,6 +125,7 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 	fail := func(stage string, err error) (Result, bool, error) {
 		res.Success = false
 		res.warn(stage, imprint.ErrorCode(err), err.Error())
+		res.Warnings = capWarnings(res.Warnings)
 		met.all = r.now().Sub(start)
 		logMetric(ctx, r.log(), scope, res, met)
 		return res, true, err
@@ -202,6 +203,7 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 		return fail("persist", fmt.Errorf("advance cursor: %w", err))
 	}
 	res.Success = true
+	res.Warnings = capWarnings(res.Warnings)
 	more, err := r.d.Store.CountPending(ctx, scope, sessionID)
 	if err != nil {
 		r.log().Warn("count pending messages", "session_id", sessionID, "error", err)

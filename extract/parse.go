@@ -91,7 +91,7 @@ func scenesToCandidates(scenes []rawScene, previousScene string) (cands []Candid
 	last = previousScene
 	seen := map[string]bool{}
 	for _, s := range scenes {
-		name := oneLine(jsonString(s.SceneName))
+		name := sceneName(jsonString(s.SceneName))
 		if name != "" {
 			last = name
 			if !seen[name] {
@@ -108,7 +108,7 @@ func scenesToCandidates(scenes []rawScene, previousScene string) (cands []Candid
 				warns = append(warns, Warning{Stage: "parse", Code: "memory_malformed", Message: err.Error()})
 				continue
 			}
-			content := strings.TrimSpace(jsonString(m.Content))
+			content := cleanText(jsonString(m.Content))
 			if content == "" {
 				continue
 			}
@@ -356,5 +356,29 @@ func jsonInt(raw json.RawMessage) (int, bool) {
 	}
 	return int(math.Round(f)), true
 }
+
+// maxSceneNameRunes bounds a scene name: it is persisted per session and
+// sent again in every later prompt of the session.
+const maxSceneNameRunes = 200
+
+// cleanText removes what a model's text should never carry into the store:
+// invalid UTF-8, and control characters other than newline and tab. It
+// trims the result.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || r == '\ufeff' {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// sceneName is a model's scene name as kept: clean, one line, bounded.
+func sceneName(s string) string { return clampRunes(oneLine(cleanText(s)), maxSceneNameRunes) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

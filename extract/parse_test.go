@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
@@ -197,6 +198,42 @@ func TestPriorityFromReply(t *testing.T) {
 				t.Errorf("priority = %d, want %d", got[0].Priority, tt.want)
 			}
 		})
+	}
+}
+
+// Text from the model is stored and shown again in later prompts: control
+// characters go, and a scene name is one line of bounded length.
+func TestModelTextIsCleaned(t *testing.T) {
+	t.Parallel()
+	longName := strings.Repeat("场景", 300)
+	reply := map[string]any{"scenes": []any{map[string]any{
+		"scene_name": "Tea\u0000 time\n" + longName,
+		"memories": []any{map[string]any{
+			"content": "The user\u0000 likes\u0007 tea\u001b[0m.\nAlso coffee.", "type": "persona", "priority": 60,
+			"source_message_ids": []string{"n1"},
+		}},
+	}}}
+	b, err := json.Marshal(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenes, err := decodeScenes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, names, last, _ := scenesToCandidates(scenes, "")
+	if len(cands) != 1 || cands[0].Content != "The user likes tea[0m.\nAlso coffee." {
+		t.Fatalf("candidates = %+v", cands)
+	}
+	if n := utf8.RuneCountInString(last); n > maxSceneNameRunes || strings.ContainsAny(last, "\x00\n") ||
+		!strings.HasPrefix(last, "Tea time 场景") || len(names) != 1 || names[0] != last || cands[0].SceneName != last {
+		t.Errorf("scene name %q (%d runes), names %q", last, n, names)
+	}
+
+	r := NewRunner(Deps{}, DefaultConfig())
+	d := r.toDecision(rawDecision{Action: json.RawMessage(`"merge"`), MergedContent: json.RawMessage(`"a\u0000b c"`)}, nil)
+	if d.mergedContent != "ab c" {
+		t.Errorf("merged_content = %q, want control characters removed", d.mergedContent)
 	}
 }
 

@@ -178,11 +178,14 @@ func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []impr
 				blobOrNil(t.VecSummary), blobOrNil(t.VecAction), t.Embedder, dim}
 			rid, ok := existing[t.StepKey]
 			if ok {
+				// A re-capture rewrites what capture computes and keeps what
+				// later stages learned: value, priority and r_human.
+				upd := append(append(append([]any{}, vals[:15]...), vals[18:]...), rid)
 				_, err = tx.ExecContext(ctx, `UPDATE traces SET id = ?, tenant = ?, user_id = ?, agent = ?, workspace = ?,
 					session_id = ?, step_index = ?, ts = ?, user_text = ?, agent_text = ?, tool_calls = ?, reflection = ?,
-					reflection_source = ?, alpha = ?, usable = ?, value = ?, priority = ?, r_human = ?, depth = ?,
+					reflection_source = ?, alpha = ?, usable = ?, depth = ?,
 					is_subagent = ?, truncated = ?, vec_summary = ?, vec_action = ?, embedder = ?, dim = ?
-					WHERE rid = ?`, append(vals, rid)...)
+					WHERE rid = ?`, upd...)
 				if err == nil {
 					err = fts.replace(ctx, rid, traceText(t))
 				}

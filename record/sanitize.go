@@ -7,9 +7,14 @@ import (
 )
 
 // injectedTags are the blocks of memory context that imprint and agent
-// hosts put into prompts. Recording them as user speech would feed recalled
-// memories back into extraction as if the user had said them again.
-var injectedTags = []string{"relevant-memories", "imprint-recall", "memory-context", "system-reminder"}
+// hosts put into prompts (including the persona, scene and tool-guide
+// blocks of memory plugins built like the reference system). Recording them
+// as user speech would feed recalled memories back into extraction as if
+// the user had said them again.
+var injectedTags = []string{
+	"relevant-memories", "imprint-recall", "memory-context", "system-reminder",
+	"user-persona", "relevant-scenes", "scene-navigation", "memory-tools-guide",
+}
 
 var injectedBlocks = func() []*regexp.Regexp {
 	var out []*regexp.Regexp
@@ -26,8 +31,9 @@ var blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 
 // Sanitize returns s as L0 keeps it: invalid UTF-8 and control characters
 // other than newline and tab removed (so "\r\n" becomes "\n"), complete
-// <relevant-memories>, <imprint-recall>, <memory-context> and
-// <system-reminder> blocks removed (any case, spanning lines, with or
+// injected-context blocks (injectedTags: <relevant-memories>,
+// <imprint-recall>, <memory-context>, <system-reminder>, <user-persona>,
+// <relevant-scenes>, <scene-navigation>, <memory-tools-guide>) removed (any case, spanning lines, with or
 // without attributes), runs of blank lines collapsed to one, and the result trimmed. An
 // unclosed tag is left alone: without its end, what follows may be the
 // user's own text.

@@ -198,16 +198,21 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) error {
 		case <-r.Context().Done():
 			return nil
 		case <-s.hub.done:
-			return nil
+			// Send what was published before Close, then end.
+			for {
+				select {
+				case m := <-ch:
+					out = appendEvent(out, m)
+				default:
+					_, _ = w.Write(out)
+					_ = rc.Flush()
+					return nil
+				}
+			}
 		case <-tick.C:
 			out = []byte(": heartbeat\n\n")
 		case m := <-ch:
-			out = make([]byte, 0, len(m.name)+len(m.data)+16)
-			out = append(out, "event: "...)
-			out = append(out, m.name...)
-			out = append(out, "\ndata: "...)
-			out = append(out, m.data...)
-			out = append(out, "\n\n"...)
+			out = appendEvent(nil, m)
 		}
 		if _, err := w.Write(out); err != nil {
 			return nil
@@ -216,4 +221,13 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
+}
+
+// appendEvent appends m in the event-stream format.
+func appendEvent(out []byte, m sseMsg) []byte {
+	out = append(out, "event: "...)
+	out = append(out, m.name...)
+	out = append(out, "\ndata: "...)
+	out = append(out, m.data...)
+	return append(out, "\n\n"...)
 }

@@ -13,7 +13,8 @@ import (
 )
 
 func newCaptureCmd(a *App) *cobra.Command {
-	return &cobra.Command{
+	var server, token string
+	cmd := &cobra.Command{
 		Use:   "capture [FILE|-]...",
 		Short: "Capture episodes (imprint JSON) into scored, embedded traces",
 		Long: "capture reads episodes (one episode JSON, a JSON array of episodes, or JSONL of\n" +
@@ -24,6 +25,25 @@ func newCaptureCmd(a *App) *cobra.Command {
 			eps, err := a.readEpisodeInputs(args)
 			if err != nil {
 				return err
+			}
+			c, err := a.remoteClient(cmd, server, token)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				// Validate as the service will, then let it capture.
+				pr := capture.NewRunner(capture.Deps{}, capture.DefaultConfig())
+				for i := range eps {
+					if eps[i].Scope == (imprint.Scope{}) {
+						eps[i].Scope = a.Scope()
+					}
+					p, err := pr.Prepare(eps[i], "")
+					if err != nil {
+						return fmt.Errorf("episode %d: %w", i, err)
+					}
+					eps[i] = p
+				}
+				return a.remoteCapture(ctx, c, eps)
 			}
 			r, err := a.captureRunner(ctx)
 			if err != nil {
@@ -53,6 +73,8 @@ func newCaptureCmd(a *App) *cobra.Command {
 			return nil
 		},
 	}
+	addServerFlags(cmd, &server, &token)
+	return cmd
 }
 
 // readEpisodeInputs reads every file (or stdin for "-" or no file) as
@@ -102,23 +124,32 @@ func (a *App) printCapture(res capture.Result) error {
 }
 
 func newTracesCmd(a *App) *cobra.Command {
-	var episode, session string
+	var episode, session, server, token string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "traces",
 		Short: "List traces in step order",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := a.Store(cmd.Context())
-			if err != nil {
-				return err
-			}
 			if limit < 0 {
 				return imprint.Invalidf("--limit must not be negative")
 			}
-			trs, err := st.ListTraces(cmd.Context(), a.Scope(), imprint.TraceFilter{EpisodeID: episode, SessionID: session, Limit: limit})
-			if err != nil {
+			f := imprint.TraceFilter{EpisodeID: episode, SessionID: session, Limit: limit}
+			var trs []imprint.Trace
+			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
+			} else if c != nil {
+				if trs, err = c.Traces(cmd.Context(), a.Scope(), f); err != nil {
+					return err
+				}
+			} else {
+				st, err := a.Store(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if trs, err = st.ListTraces(cmd.Context(), a.Scope(), f); err != nil {
+					return err
+				}
 			}
 			for _, t := range trs {
 				if a.JSON {
@@ -140,6 +171,7 @@ func newTracesCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&episode, "episode", "", "only traces of this episode")
 	cmd.Flags().StringVar(&session, "session", "", "only traces of this session")
 	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many traces")
+	addServerFlags(cmd, &server, &token)
 	return cmd
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 func newExtractCmd(a *App) *cobra.Command {
-	var session string
+	var session, server, token string
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "extract",
@@ -25,6 +25,11 @@ func newExtractCmd(a *App) *cobra.Command {
 			ctx := cmd.Context()
 			if session != "" && all {
 				return imprint.Invalidf("--session and --all exclude each other")
+			}
+			if c, err := a.remoteClient(cmd, server, token); err != nil {
+				return err
+			} else if c != nil {
+				return a.remoteExtract(ctx, c, session)
 			}
 			r, err := a.extractRunner(ctx)
 			if err != nil {
@@ -78,6 +83,7 @@ func newExtractCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&session, "session", "", "extract this session only")
 	cmd.Flags().BoolVar(&all, "all", false, "extract every session of the scope")
+	addServerFlags(cmd, &server, &token)
 	return cmd
 }
 

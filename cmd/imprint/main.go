@@ -55,6 +55,9 @@ func commands(a *App) []*cobra.Command {
 		newSearchCmd(a),
 		newRecordCmd(a),
 		newImportCmd(a),
+		newServeCmd(a),
+		newRecallCmd(a),
+		newHookCmd(a),
 	}
 }
 

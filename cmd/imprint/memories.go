@@ -7,7 +7,7 @@ import (
 )
 
 func newMemoriesCmd(a *App) *cobra.Command {
-	var session, typ string
+	var session, typ, server, token string
 	var all bool
 	var limit int
 	cmd := &cobra.Command{
@@ -21,13 +21,22 @@ func newMemoriesCmd(a *App) *cobra.Command {
 			if limit < 0 {
 				return imprint.Invalidf("--limit must not be negative")
 			}
-			st, err := a.Store(cmd.Context())
-			if err != nil {
+			f := imprint.MemoryFilter{SessionID: session, Type: imprint.MemoryType(typ), AllVersions: all, Limit: limit}
+			var ms []imprint.Memory
+			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
-			}
-			ms, err := st.ListMemories(cmd.Context(), a.Scope(), imprint.MemoryFilter{SessionID: session, Type: imprint.MemoryType(typ), AllVersions: all, Limit: limit})
-			if err != nil {
-				return err
+			} else if c != nil {
+				if ms, err = c.Memories(cmd.Context(), a.Scope(), f); err != nil {
+					return err
+				}
+			} else {
+				st, err := a.Store(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if ms, err = st.ListMemories(cmd.Context(), a.Scope(), f); err != nil {
+					return err
+				}
 			}
 			for _, m := range ms {
 				if a.JSON {
@@ -49,5 +58,6 @@ func newMemoriesCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction")
 	cmd.Flags().BoolVar(&all, "all-versions", false, "include superseded versions")
 	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories")
+	addServerFlags(cmd, &server, &token)
 	return cmd
 }

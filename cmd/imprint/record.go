@@ -13,7 +13,7 @@ import (
 )
 
 func newRecordCmd(a *App) *cobra.Command {
-	var session string
+	var session, server, token string
 	cmd := &cobra.Command{
 		Use:   "record --session KEY [FILE|-]...",
 		Short: "Append L0 messages to a session (never runs extraction itself)",
@@ -56,6 +56,20 @@ func newRecordCmd(a *App) *cobra.Command {
 				}
 				batches = append(batches, batch{sid, scope, msgs})
 			}
+			if c, err := a.remoteClient(cmd, server, token); err != nil {
+				return err
+			} else if c != nil {
+				for _, b := range batches {
+					res, err := c.Record(ctx, b.scope, b.session, b.msgs)
+					if err != nil {
+						return err
+					}
+					if err := a.printRecord(res); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
 			rec, err := a.l0Recorder(ctx)
 			if err != nil {
 				return err
@@ -73,6 +87,7 @@ func newRecordCmd(a *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "session key the messages belong to")
+	addServerFlags(cmd, &server, &token)
 	return cmd
 }
 

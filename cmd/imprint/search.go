@@ -10,7 +10,7 @@ import (
 )
 
 func newSearchCmd(a *App) *cobra.Command {
-	var kind, session string
+	var kind, session, server, token string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -24,13 +24,22 @@ func newSearchCmd(a *App) *cobra.Command {
 			if limit <= 0 {
 				return imprint.Invalidf("--limit must be positive")
 			}
-			s, err := a.searcher(cmd.Context())
-			if err != nil {
+			q := search.Query{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Limit: limit}
+			var hits []imprint.Hit
+			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
-			}
-			hits, err := s.Search(cmd.Context(), search.Query{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Limit: limit})
-			if err != nil {
-				return err
+			} else if c != nil {
+				if hits, err = c.Search(cmd.Context(), q); err != nil {
+					return err
+				}
+			} else {
+				s, err := a.searcher(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if hits, err = s.Search(cmd.Context(), q); err != nil {
+					return err
+				}
 			}
 			for _, h := range hits {
 				if a.JSON {
@@ -50,5 +59,6 @@ func newSearchCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")
 	cmd.Flags().StringVar(&session, "session", "", "only records of this session")
 	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many hits")
+	addServerFlags(cmd, &server, &token)
 	return cmd
 }

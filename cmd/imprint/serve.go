@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/capture"
+	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/httpapi"
+	"github.com/imprint-dev/imprint/record"
+	"github.com/imprint-dev/imprint/schedule"
+	"github.com/imprint-dev/imprint/session"
+)
+
+// Serve timing that is not configuration.
+const (
+	// serveReadHeaderTimeout bounds how long a client may take to send its
+	// request headers.
+	serveReadHeaderTimeout = 10 * time.Second
+	// serveShutdownTimeout bounds how long a graceful stop waits for
+	// requests in progress before closing their connections.
+	serveShutdownTimeout = 15 * time.Second
+	// planner intervals: the planner looks for idle episodes and sessions
+	// due for extraction this often (a quarter of the shorter idle time,
+	// within these bounds).
+	minPlanEvery = 200 * time.Millisecond
+	maxPlanEvery = 30 * time.Second
+)
+
+func newServeCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP API and the background workers (capture, extraction)",
+		Long: "serve listens on server.addr (default 127.0.0.1:8420) and runs the durable background\n" +
+			"jobs: capture of finalized episodes and extraction of sessions (after\n" +
+			"extraction.every_n_rounds user rounds, extraction.idle of silence, or a session end).\n" +
+			"A non-loopback address needs server.api_token. SIGINT or SIGTERM stop it gracefully:\n" +
+			"no new requests, jobs in flight handed back for the next start, exit 0. It prints\n" +
+			"the address it listens on to stderr.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.serve(cmd.Context())
+		},
+	}
+}
+
+// turnRecorder records the text turns of live sessions as L0 messages.
+type turnRecorder struct{ r *record.Recorder }
+
+// RecordTurns implements session.TurnRecorder.
+func (t turnRecorder) RecordTurns(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
+	if _, err := t.r.Record(ctx, scope, sessionID, msgs); err != nil {
+		return fmt.Errorf("record turns: %w", err)
+	}
+	return nil
+}
+
+// serve runs imprint serve until ctx is cancelled (SIGINT or SIGTERM).
+func (a *App) serve(ctx context.Context) error {
+	cfg := a.Config
+	if err := cfg.CheckServe(); err != nil {
+		return err
+	}
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	svc, ok := st.(imprint.ServiceStore)
+	if !ok {
+		return imprint.Invalidf("config store: the %s store cannot run imprint serve (no durable jobs)", cfg.Store)
+	}
+	rec, err := a.l0Recorder(ctx)
+	if err != nil {
+		return err
+	}
+	capRunner, err := a.captureRunner(ctx)
+	if err != nil {
+		return err
+	}
+	extRunner, err := a.extractRunner(ctx)
+	if err != nil {
+		return err
+	}
+	searcher, err := a.searcher(ctx)
+	if err != nil {
+		return err
+	}
+
+	// As many workers as LLM calls may run at once: jobs mostly wait on
+	// the LLM.
+	sched := schedule.New(svc, schedule.Config{Workers: max(2, cfg.LLM.Concurrency)}, a.Logger)
+	bus := session.NewBus(a.Logger)
+	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turnRecorder{rec}, Logger: a.Logger, Wake: sched.Wake},
+		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
+	srv := httpapi.NewServer(httpapi.Deps{
+		Store: svc, Recorder: rec, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
+	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes})
+	defer srv.Close()
+
+	w := &serveWorkers{store: svc, capture: capRunner, extract: extRunner, publish: srv.PublishScoped, a: a}
+	sched.Handle(imprint.JobCapture, w.captureJob)
+	sched.Handle(imprint.JobExtract, w.extractJob)
+	sched.Handle(imprint.JobEmbed, w.embedJob)
+	planner := &schedule.Planner{Store: svc, Scheduler: sched, Manager: mgr,
+		ExtractIdle: cfg.Extraction.Idle, EpisodeIdle: cfg.Session.EpisodeIdle, Logger: a.Logger}
+
+	ln, err := net.Listen("tcp", cfg.Server.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w: %v", cfg.Server.Addr, imprint.ErrUnavailable, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: serveReadHeaderTimeout, ErrorLog: nil}
+	fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", ln.Addr())
+	a.Logger.Info("serve started", "addr", ln.Addr().String(), "data_dir", cfg.DataDir)
+
+	// Workers run on their own context so that a stop first closes the
+	// door to new requests and only then hands back the jobs in flight.
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	g, gctx := errgroup.WithContext(workCtx)
+	g.Go(func() error { return sched.Run(gctx) })
+	g.Go(func() error { return planner.Run(gctx, planEvery(cfg.Extraction.Idle, cfg.Session.EpisodeIdle)) })
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+
+	var failure error
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			failure = fmt.Errorf("serve: %w", err)
+		}
+	case <-gctx.Done():
+		failure = errors.New("serve: background workers stopped")
+	}
+	fmt.Fprintln(a.Stderr, "imprint: stopping")
+	srv.Close() // ends event streams, which Shutdown would wait for
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), serveShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		a.Logger.Warn("serve: requests still open at shutdown were closed", "error", err)
+		_ = hs.Close()
+	}
+	stopWork()
+	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) && failure == nil {
+		failure = fmt.Errorf("serve: %w", err)
+	}
+	a.Logger.Info("serve stopped")
+	return failure
+}
+
+// planEvery is how often the planner runs for the given idle times.
+func planEvery(extractIdle, episodeIdle time.Duration) time.Duration {
+	d := min(extractIdle, episodeIdle) / 4
+	return min(max(d, minPlanEvery), maxPlanEvery)
+}
+
+// serveWorkers are the job handlers of imprint serve.
+type serveWorkers struct {
+	store   imprint.ServiceStore
+	capture *capture.Runner
+	extract *extract.Runner
+	publish func(scope imprint.Scope, name string, data any)
+	a       *App
+}
+
+// captureJob captures a closed episode. A missing episode completes the job
+// (nothing to capture); a store failure returns an error so the job is
+// retried.
+func (w *serveWorkers) captureJob(ctx context.Context, j imprint.Job) error {
+	ep, err := w.store.GetEpisode(ctx, j.Scope, j.EpisodeID)
+	if errors.Is(err, imprint.ErrNotFound) {
+		w.a.Logger.Warn("capture job: episode is gone", "episode_id", j.EpisodeID)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("capture %s: %w", j.EpisodeID, err)
+	}
+	if ep.Status == imprint.EpisodeOpen {
+		return fmt.Errorf("capture %s: episode is still open", j.EpisodeID)
+	}
+	w.publish(j.Scope, capture.EventStarted, capture.Event{Kind: capture.EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
+	res, err := w.capture.Run(ctx, ep, ep.ClosedBy)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.publish(j.Scope, capture.EventFailed, capture.Event{Kind: capture.EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
+		}
+		return fmt.Errorf("capture %s: %w", ep.ID, err)
+	}
+	w.publish(j.Scope, capture.EventDone, capture.Event{Kind: capture.EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
+	return nil
+}
+
+// Extraction event names on /v1/events.
+const (
+	eventExtractionDone   = "extraction.done"
+	eventExtractionFailed = "extraction.failed"
+)
+
+// extractJob extracts the session's pending messages window after window.
+// A failed window leaves its messages pending and fails the job, which is
+// retried with backoff.
+func (w *serveWorkers) extractJob(ctx context.Context, j imprint.Job) error {
+	err := w.extract.ExtractPending(ctx, j.Scope, j.SessionID, func(res extract.Result) {
+		if res.Success {
+			w.publish(j.Scope, eventExtractionDone, res)
+		} else if ctx.Err() == nil {
+			w.publish(j.Scope, eventExtractionFailed, res)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("extract session %s: %w", j.SessionID, err)
+	}
+	return nil
+}
+
+// embedJob is the embedding retry job. Records are embedded when they are
+// written; this job has nothing left to do unless a writer enqueues it, and
+// completes.
+func (w *serveWorkers) embedJob(ctx context.Context, j imprint.Job) error {
+	w.a.Logger.Debug("embed job: nothing to re-embed", "scope", j.Scope.String())
+	return nil
+}

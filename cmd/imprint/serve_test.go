@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/sqlite"
+)
+
+// inProcServe is `imprint serve` running in-process on a free loopback port.
+type inProcServe struct {
+	URL    string
+	cancel context.CancelFunc
+	done   chan int
+	stderr *lockedBuffer
+}
+
+// startInProc runs `imprint serve --data-dir dir` in-process with env and
+// returns once it listens. The server is stopped when the test ends.
+func startInProc(t *testing.T, dir string, env map[string]string) *inProcServe {
+	t.Helper()
+	full := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER_ADDR": "127.0.0.1:0"}
+	for k, v := range env {
+		full[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &inProcServe{cancel: cancel, done: make(chan int, 1), stderr: &lockedBuffer{}}
+	go func() {
+		s.done <- runEnv(ctx, []string{"serve", "--data-dir", dir}, envMap(full), strings.NewReader(""), &bytes.Buffer{}, s.stderr)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := listenRe.FindStringSubmatch(s.stderr.String()); m != nil {
+			s.URL = m[1]
+			break
+		}
+		select {
+		case code := <-s.done:
+			t.Fatalf("serve exited %d before listening: %s", code, s.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not listen within 10s: %s", s.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+// stop cancels the run (as SIGINT does) and returns the exit code.
+func (s *inProcServe) stop() int {
+	s.cancel()
+	select {
+	case code := <-s.done:
+		s.done <- code
+		return code
+	case <-time.After(30 * time.Second):
+		return -1
+	}
+}
+
+// status reads /v1/status of the default scope.
+func (s *inProcServe) status(t *testing.T) serveStatus {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/v1/status")
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	defer resp.Body.Close()
+	var st serveStatus
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	return st
+}
+
+// drain waits until the server has no pending message and no unfinished job.
+func (s *inProcServe) drain(t *testing.T) {
+	t.Helper()
+	c := &workloadClient{http: http.DefaultClient}
+	c.setBase(s.URL)
+	if _, err := waitDrained(context.Background(), c, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServeRefusesNonLoopbackWithoutToken(t *testing.T) {
+	t.Parallel()
+	r := runImprint(t, map[string]string{"IMPRINT_SERVER_ADDR": "0.0.0.0:0"}, "serve", "--json", "--data-dir", t.TempDir())
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2; stderr %s", r.code, r.stderr)
+	}
+	if code, msg := jsonError(t, lastLine(r.stderr)); code != "invalid" || !strings.Contains(msg, "server.api_token") {
+		t.Errorf("error %s %q should name server.api_token", code, msg)
+	}
+}
+
+func TestServeStopsGracefully(t *testing.T) {
+	t.Parallel()
+	s := startInProc(t, t.TempDir(), nil)
+	resp, err := http.Get(s.URL + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exit %d after a stop signal, want 0: %s", code, s.stderr.String())
+	}
+	if _, err := http.Get(s.URL + "/healthz"); err == nil {
+		t.Errorf("server still answers after stopping")
+	}
+}
+
+// TestServeWithTokenNeedsIt checks the --server path sends --token and that
+// a wrong one fails with the unauthorized code.
+func TestServeWithTokenNeedsIt(t *testing.T) {
+	t.Parallel()
+	s := startInProc(t, t.TempDir(), map[string]string{"IMPRINT_SERVER_API_TOKEN": "s3cret"})
+	conv := repoFile(t, "examples/conversation.json")
+	bad := runImprint(t, nil, "record", "--json", "--server", s.URL, "--token", "wrong", conv)
+	if bad.code == 0 {
+		t.Fatalf("record with a wrong token succeeded")
+	}
+	if code, _ := jsonError(t, lastLine(bad.stderr)); code != "unauthorized" {
+		t.Errorf("code %q, want unauthorized", code)
+	}
+	good := runImprint(t, map[string]string{"IMPRINT_API_TOKEN": "s3cret"}, "record", "--json", "--server", s.URL, conv)
+	if good.code != 0 {
+		t.Fatalf("record with the token: exit %d: %s", good.code, good.stderr)
+	}
+}
+
+// normalizedLines decodes JSON lines, drops the keys that differ between two
+// stores by nature (generated ids, wall-clock times), and returns them.
+func normalizedLines(t *testing.T, r result, drop ...string) []map[string]any {
+	t.Helper()
+	rows := jsonLines[map[string]any](t, r)
+	for _, row := range rows {
+		scrub(row, drop)
+	}
+	return rows
+}
+
+func scrub(v any, drop []string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range drop {
+			delete(x, k)
+		}
+		for _, e := range x {
+			scrub(e, drop)
+		}
+	case []any:
+		for _, e := range x {
+			scrub(e, drop)
+		}
+	}
+}
+
+// TestRemoteCommandsMatchLocal runs the same commands locally and with
+// --server against imprint serve on another data dir, and requires the
+// same output (ids generated per store and timings aside) and exit codes.
+func TestRemoteCommandsMatchLocal(t *testing.T) {
+	t.Parallel()
+	local := t.TempDir()
+	s := startInProc(t, t.TempDir(), map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
+	remote := []string{"--server", s.URL, "--data-dir", t.TempDir()}
+	conv := repoFile(t, "examples/conversation.json")
+	ep := writeTemp(t, "ep.json", flightEpisode)
+	volatile := []string{"id", "created_at", "updated_at", "stage_ms", "recorded_at"}
+
+	steps := []struct {
+		name string
+		args []string
+	}{
+		{"record", []string{"record", "--json", conv}},
+		{"record again", []string{"record", "--json", conv}},
+		{"extract", []string{"extract", "--json", "--session", "example-mara"}},
+		{"extract nothing pending", []string{"extract", "--json"}},
+		{"memories", []string{"memories", "--json"}},
+		{"memories of a type", []string{"memories", "--json", "--type", "instruction"}},
+		{"capture", []string{"capture", "--json", ep}},
+		{"traces", []string{"traces", "--json"}},
+		{"search", []string{"search", "--json", "--kind", "memory", "Airflow migration"}},
+		{"recall", []string{"recall", "Airflow migration"}},
+		{"extract unknown session", []string{"extract", "--json", "--session", "nope"}},
+		{"memories bad type", []string{"memories", "--json", "--type", "feelings"}},
+	}
+	for _, st := range steps {
+		l := runImprint(t, nil, append(append([]string{}, st.args...), "--data-dir", local)...)
+		r := runImprint(t, nil, append(append([]string{}, st.args...), remote...)...)
+		if l.code != r.code {
+			t.Errorf("%s: exit local %d, remote %d\nlocal: %s\nremote: %s", st.name, l.code, r.code, l.stderr, r.stderr)
+			continue
+		}
+		if l.code != 0 {
+			lc, _ := jsonError(t, lastLine(l.stderr))
+			rc, _ := jsonError(t, lastLine(r.stderr))
+			if lc != rc {
+				t.Errorf("%s: error code local %s, remote %s", st.name, lc, rc)
+			}
+			continue
+		}
+		if st.name == "recall" {
+			if l.stdout != r.stdout {
+				t.Errorf("recall differs:\nlocal:\n%s\nremote:\n%s", l.stdout, r.stdout)
+			}
+			continue
+		}
+		lv, rv := normalizedLines(t, l, volatile...), normalizedLines(t, r, volatile...)
+		if len(lv) == 0 && st.name != "extract nothing pending" {
+			t.Errorf("%s printed nothing locally", st.name)
+		}
+		if d := cmp.Diff(lv, rv); d != "" {
+			t.Errorf("%s: output differs (-local +remote):\n%s", st.name, d)
+		}
+	}
+	down := runImprint(t, nil, "memories", "--json", "--server", "http://127.0.0.1:1")
+	if down.code != 1 {
+		t.Errorf("memories against no server: exit %d, want 1", down.code)
+	}
+}
+
+// transcriptLines returns the lines of a shared Claude Code transcript.
+func transcriptLines(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(sharedFile(t, "claude-code/"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// hookPayloadJSON is Claude Code's stdin payload for event.
+func hookPayloadJSON(t *testing.T, event, sessionID, transcript, prompt string) string {
+	t.Helper()
+	p := map[string]any{"session_id": sessionID, "transcript_path": transcript, "cwd": "/tmp", "hook_event_name": event}
+	switch event {
+	case "Stop", "SubagentStop":
+		p["stop_hook_active"] = false
+	case "SessionEnd":
+		p["reason"] = "prompt_input_exit"
+	case "UserPromptSubmit":
+		p["prompt"] = prompt
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runHook runs `imprint hook claude-code event` in-process with payload on
+// stdin.
+func runHook(t *testing.T, env map[string]string, payload string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runEnv(context.Background(), append([]string{"hook", "claude-code"}, args...), envMap(env), strings.NewReader(payload), &stdout, &stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// storedMessages returns session/id of every message of the sessions in
+// dir's store (the server must be stopped or idle).
+func storedMessages(t *testing.T, dir string, sessions ...string) []string {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, dbFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out []string
+	for _, sid := range sessions {
+		msgs, err := db.MessagesBefore(context.Background(), imprint.DefaultScope(), sid, math.MaxInt64, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			out = append(out, sid+"/"+m.ID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestClaudeCodeHookTranscriptGrows runs the Stop hook with Claude Code's
+// payload twice while the transcript grows, once more with nothing new,
+// again after its state is lost, then SessionEnd and a prompt hook: every
+// message is recorded once, every episode captured, and the prompt hook
+// prints recalled context.
+func TestClaudeCodeHookTranscriptGrows(t *testing.T) {
+	t.Parallel()
+	serverDir := t.TempDir()
+	s := startInProc(t, serverDir, map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
+	hookDir := t.TempDir()
+	env := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": hookDir}
+
+	lines := transcriptLines(t, "representative_messages.jsonl")
+	transcript := filepath.Join(t.TempDir(), "test_session.jsonl")
+	half := 6 // the assistant has answered the second request
+	if err := os.WriteFile(transcript, []byte(strings.Join(lines[:half], "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stop := hookPayloadJSON(t, "Stop", "test_session", transcript, "")
+	if r := runHook(t, env, stop, "Stop"); r.code != 0 {
+		t.Fatalf("first Stop hook: exit %d: %s", r.code, r.stderr)
+	}
+	f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.Join(lines[half:], "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for i := range 2 {
+		if r := runHook(t, env, stop, "Stop"); r.code != 0 {
+			t.Fatalf("Stop hook %d after growth: exit %d: %s", i+2, r.code, r.stderr)
+		}
+	}
+	// Losing the hook's own state posts everything again; the service
+	// still records nothing twice.
+	if err := os.RemoveAll(filepath.Join(hookDir, "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runHook(t, env, stop, "auto"); r.code != 0 {
+		t.Fatalf("Stop hook without state: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runHook(t, env, hookPayloadJSON(t, "SessionEnd", "test_session", transcript, ""), "SessionEnd"); r.code != 0 {
+		t.Fatalf("SessionEnd hook: exit %d: %s", r.code, r.stderr)
+	}
+	s.drain(t)
+
+	prompt := runHook(t, env, hookPayloadJSON(t, "UserPromptSubmit", "test_session", transcript, "How do Python decorators work?"), "UserPromptSubmit")
+	if prompt.code != 0 {
+		t.Fatalf("UserPromptSubmit hook: exit %d: %s", prompt.code, prompt.stderr)
+	}
+	if !strings.Contains(prompt.stdout, "decorator") {
+		t.Errorf("prompt hook printed no recalled context about decorators:\n%s", prompt.stdout)
+	}
+
+	// What Claude Code's transcript holds, read by the importer.
+	tf, err := os.Open(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := importer.ReadClaudeCode(tf, transcript)
+	tf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, m := range tr.Messages {
+		want = append(want, "test_session/"+m.ID)
+	}
+	sort.Strings(want)
+	traces := jsonLines[imprint.Trace](t, runImprint(t, nil, "traces", "--json", "--server", s.URL))
+	episodes := map[string]bool{}
+	for _, tc := range traces {
+		episodes[tc.EpisodeID] = true
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exit %d", code)
+	}
+	got := storedMessages(t, serverDir, "test_session")
+	if len(want) < 6 {
+		t.Fatalf("the transcript yields only %d messages", len(want))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("recorded messages (-transcript +stored):\n%s", d)
+	}
+	if len(episodes) != len(tr.Episodes) {
+		t.Errorf("traces cover %d episodes, the transcript has %d", len(episodes), len(tr.Episodes))
+	}
+}
+
+// TestHookScriptRunsTheBinary runs the shipped hooks/claude-code script
+// with the built binary: a Stop payload records the transcript.
+func TestHookScriptRunsTheBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	t.Parallel()
+	bin := buildImprint(t)
+	serverDir := t.TempDir()
+	s := startInProc(t, serverDir, map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
+	transcript := sharedFile(t, "claude-code/session_b.jsonl")
+	tf, err := os.Open(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := importer.ReadClaudeCode(tf, transcript)
+	tf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(repoFile(t, "hooks/claude-code/imprint-hook.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", script, "Stop")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "IMPRINT_BIN=" + bin,
+		"IMPRINT_SERVER=" + s.URL, "IMPRINT_DATA_DIR=" + t.TempDir(), "IMPRINT_AGENT=default"}
+	cmd.Stdin = strings.NewReader(hookPayloadJSON(t, "Stop", tr.SessionID, transcript, ""))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hook script: %v\n%s", err, out)
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("serve exit %d", code)
+	}
+	if got := storedMessages(t, serverDir, tr.SessionID); len(got) != len(tr.Messages) || len(got) == 0 {
+		t.Errorf("hook script recorded %d messages, the transcript has %d", len(got), len(tr.Messages))
+	}
+}
+
+// TestHookFailureNeverBlocks checks a hook that cannot reach the service
+// exits 1 (Claude Code carries on), never 2 (which would block the stop).
+func TestHookFailureNeverBlocks(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": "http://127.0.0.1:1", "IMPRINT_DATA_DIR": t.TempDir()}
+	transcript := sharedFile(t, "claude-code/session_b.jsonl")
+	tests := []struct{ event, payload string }{
+		{"Stop", hookPayloadJSON(t, "Stop", "s", transcript, "")},
+		{"UserPromptSubmit", hookPayloadJSON(t, "UserPromptSubmit", "s", transcript, "hello")},
+		{"Stop", "not json"},
+		{"NoSuchEvent", hookPayloadJSON(t, "Stop", "s", transcript, "")},
+	}
+	for _, tc := range tests {
+		r := runHook(t, env, tc.payload, tc.event)
+		if r.code != 1 {
+			t.Errorf("%s with %.20q: exit %d, want 1: %s", tc.event, tc.payload, r.code, r.stderr)
+		}
+	}
+}

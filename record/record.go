@@ -151,6 +151,12 @@ func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID st
 			content = strings.TrimSpace(r.d.Redact(content))
 		}
 		id := strings.TrimSpace(m.ID)
+		if id == "" && m.Timestamp.IsZero() {
+			// Nothing identifies this message: the same text later in the
+			// conversation ("ok", "continue") is a new message, so it gets a
+			// fresh id rather than being mistaken for a repeat and lost.
+			id = "msg_" + imprint.NewID()
+		}
 		if id == "" {
 			base := messageKey(scope, sessionID, m.Role, m.Timestamp, content)
 			id = "msg_" + derivedID(base, ranks[base])

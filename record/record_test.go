@@ -80,8 +80,8 @@ func TestRecordIdempotent(t *testing.T) {
 	msgs := []imprint.Message{
 		user("m1", "I live in Oslo."),
 		{Role: imprint.RoleAssistant, Content: "Nice city!", Timestamp: ts},
-		{Role: imprint.RoleUser, Content: "ok"},
-		{Role: imprint.RoleUser, Content: "ok"}, // said twice: two messages
+		{Role: imprint.RoleUser, Content: "ok", Timestamp: ts},
+		{Role: imprint.RoleUser, Content: "ok", Timestamp: ts}, // said twice: two messages
 	}
 	first, err := f.rec.Record(ctx, scope, "s1", msgs)
 	if err != nil {
@@ -115,6 +115,24 @@ func TestRecordIdempotent(t *testing.T) {
 	}
 	if other.RecordedCount != 1 {
 		t.Errorf("same content in another session: recorded %d, want 1", other.RecordedCount)
+	}
+}
+
+// TestRecordUnidentifiedRepeatsAreKept checks that a message with neither id
+// nor timestamp is never mistaken for an earlier one: "ok" said again in a
+// later call is recorded again.
+func TestRecordUnidentifiedRepeatsAreKept(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Deps{}, Config{})
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		res, err := f.rec.Record(ctx, scope, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: "ok"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RecordedCount != 1 {
+			t.Fatalf("call %d: recorded %d, want 1 (%+v)", i, res.RecordedCount, res.Skipped)
+		}
 	}
 }
 

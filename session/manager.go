@@ -118,6 +118,12 @@ func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionI
 		}
 		prev = t.TS
 		if (t.Role == imprint.RoleUser || t.Role == imprint.RoleAssistant) && strings.TrimSpace(t.Content) != "" {
+			if t.ID == "" && given.IsZero() {
+				// Nothing identifies this turn: the same text later ("ok")
+				// is a new message, so it gets a fresh id and is never
+				// mistaken for a repeat and lost.
+				t.ID = "turn_" + imprint.NewID()
+			}
 			if t.ID == "" {
 				key := turnKey(scope, sessionID, t.Role, given, t.Content)
 				t.ID = "turn_" + rankedHash(key, ranks[key])

@@ -89,7 +89,22 @@ func sampleTurns() []imprint.Turn {
 		{ID: "u1", Role: imprint.RoleUser, Content: "Book me a flight to Lisbon on May 20"},
 		{Role: imprint.RoleAssistant, Content: ""}, // only calls a tool
 		{Role: imprint.RoleTool, Content: `{"flights": ["TP123"]}`, Meta: imprint.TurnMeta{Name: "search_flights"}},
-		{Role: imprint.RoleAssistant, Content: "TP123 leaves at 9:00. Shall I book it?"},
+		{Role: imprint.RoleAssistant, Content: "TP123 leaves at 9:00. Shall I book it?", TS: imprint.At(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))},
+	}
+}
+
+// TestAppendTurnsKeepsUnidentifiedRepeats checks that a text turn with
+// neither id nor time is never mistaken for an earlier one.
+func TestAppendTurnsKeepsUnidentifiedRepeats(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for i := 0; i < 2; i++ {
+		if _, err := f.m.AppendTurns(t.Context(), scope, "s1", []imprint.Turn{{Role: imprint.RoleUser, Content: "ok"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(f.pending(t, "s1")); n != 2 {
+		t.Errorf("\"ok\" said twice: %d messages, want 2", n)
 	}
 }
 

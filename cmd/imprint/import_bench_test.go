@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchNoEnv is an empty environment: no IMPRINT_* variable, so no LLM is
+// configured and everything runs on the embedded defaults.
+func benchNoEnv(string) (string, bool) { return "", false }
+
+// BenchmarkImportTestdata runs `imprint import --json --data-dir DIR
+// ../shared/testdata` in-process (runEnv, the code path of the binary)
+// with no LLM, into a fresh data folder per iteration: reading and
+// sniffing every file, recording the L0 messages, capturing the episodes
+// into traces and heuristic extraction, as selected by the flags of each
+// sub-benchmark. Only the import command is timed; it has closed the store
+// (everything committed) when it returns. messages/s and episodes/s are
+// what the summary reports as recorded and captured, over the timed wall
+// time.
+func BenchmarkImportTestdata(b *testing.B) {
+	src := filepath.Join("..", "..", "..", "shared", "testdata")
+	if _, err := os.Stat(src); err != nil {
+		b.Fatalf("shared test data: %v", err)
+	}
+	for _, c := range []struct {
+		name  string
+		flags []string
+	}{
+		{"full", nil},
+		{"no-extract", []string{"--no-extract"}},
+		{"record-only", []string{"--no-capture", "--no-extract"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			var spent time.Duration
+			var msgs, eps, traces, mems int
+			var sum importSummary
+			for b.Loop() {
+				b.StopTimer()
+				dir, err := os.MkdirTemp(b.TempDir(), "data-")
+				if err != nil {
+					b.Fatal(err)
+				}
+				args := append([]string{"import", "--json", "--data-dir", dir}, c.flags...)
+				args = append(args, src)
+				var stdout, stderr bytes.Buffer
+				b.StartTimer()
+
+				start := time.Now()
+				code := runEnv(ctx, args, benchNoEnv, strings.NewReader(""), &stdout, &stderr)
+				spent += time.Since(start)
+
+				b.StopTimer()
+				if code != 0 {
+					b.Fatalf("import exit %d: %s", code, stderr.String())
+				}
+				sum = importSummary{}
+				if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+					b.Fatalf("summary %q: %v", stdout.String(), err)
+				}
+				if sum.MessagesRecorded == 0 {
+					b.Fatalf("nothing recorded: %s", stdout.String())
+				}
+				msgs += sum.MessagesRecorded
+				eps += sum.Episodes
+				traces += sum.Traces
+				mems += sum.Memories.Store + sum.Memories.Update + sum.Memories.Merge
+				os.RemoveAll(dir)
+				b.StartTimer()
+			}
+			s := spent.Seconds()
+			b.ReportMetric(float64(msgs)/s, "messages/s")
+			b.ReportMetric(float64(eps)/s, "episodes/s")
+			b.ReportMetric(float64(traces)/s, "traces/s")
+			b.ReportMetric(float64(mems)/s, "memories/s")
+			b.Logf("per import: %d files, %d transcripts, %d messages, %d episodes, %d traces, %d memories, %d warnings",
+				sum.Files, sum.Transcripts, sum.MessagesRecorded, sum.Episodes, sum.Traces,
+				sum.Memories.Store+sum.Memories.Update+sum.Memories.Merge, len(sum.Warnings))
+		})
+	}
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The project's benchmark command. Runs the benchmarks behind
+# docs/benchmarks.md and prints their results, with the machine, the Go
+# version, the commit and the load average before and after each group.
+#
+#   ./scripts/bench.sh                    # every group
+#   ./scripts/bench.sh extract search     # some groups
+#   COUNT=3 ./scripts/bench.sh record     # repeat each benchmark 3 times
+#
+# Groups: store vector record capture extract search import.
+# Benchmarks build their large fixtures (100k rows) once per process, on
+# first use; expect the whole run to take about 4 minutes on 2 cores (the
+# capture group builds and caches a 100k-trace store in $TMPDIR the first
+# time, about a minute more). Numbers are only comparable on an otherwise
+# idle machine: check the load averages printed beside them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+count=${COUNT:-1}
+groups=("$@")
+if [ ${#groups[@]} -eq 0 ]; then
+	groups=(store vector record capture extract search import)
+fi
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
+
+echo "== imprint benchmarks"
+echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+echo "go:        $(go version)"
+echo "cpus:      $(nproc) x $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //')"
+echo "memory:    $(awk '/MemTotal/ {printf "%.1f GB", $2/1024/1024}' /proc/meminfo 2>/dev/null)"
+echo "load avg:  $(loadavg)"
+
+# bench DIR PATTERN BENCHTIME: one go test invocation (one process, so the
+# benchmarks in it share their fixtures).
+bench() {
+	local dir=$1 pattern=$2 benchtime=$3
+	echo
+	echo "== go test $dir -run '^\$' -bench '$pattern' -benchtime $benchtime -count $count"
+	echo "load avg before: $(loadavg)"
+	if ! go test "$dir" -run '^$' -bench "$pattern" -benchtime "$benchtime" -count "$count" -timeout 60m; then
+		failed+=("$dir $pattern")
+	fi
+	echo "load avg after:  $(loadavg)"
+}
+
+failed=()
+
+for g in "${groups[@]}"; do
+	case $g in
+	store) # issue 2: vector top-k, FTS latency, insert throughput
+		bench ./sqlite/ . 3s ;;
+	vector) # the in-memory top-k scan alone
+		bench ./vector/ . 1s ;;
+	record) # issue 4: L0 recording throughput
+		bench ./record/ BenchmarkRecord 3s ;;
+	capture) # issue 3: trace capture of the 40 τ-bench episodes
+		bench ./capture/ BenchmarkCaptureTauBench 400x ;;
+	extract) # issue 4: LoCoMo conv-26 token budget; dedup recall and memory inserts at 10k/100k
+		bench ./extract/ BenchmarkExtractLoCoMoConv26 5x
+		bench ./extract/ 'BenchmarkDedupRecall|BenchmarkMemoryInsert' 3s ;;
+	search) # issue 5: hybrid search at 100k memories
+		bench ./search/ BenchmarkSearch 3s ;;
+	import) # issue 5: imprint import of ../shared/testdata without an LLM
+		bench ./cmd/imprint/ BenchmarkImportTestdata 5x ;;
+	*)
+		echo "unknown group $g (want store, vector, record, capture, extract, search or import)" >&2
+		exit 2 ;;
+	esac
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo
+	echo "FAILED: ${failed[*]}" >&2
+	exit 1
+fi

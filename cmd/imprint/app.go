@@ -87,7 +87,13 @@ func (a *App) setup(cmd *cobra.Command) error {
 		return nil
 	}
 	a.started = true
-	level, err := parseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", "warn"))
+	// The CLI keeps stderr for progress and problems; the service logs its
+	// work.
+	defLevel := "warn"
+	if cmd.Name() == "serve" {
+		defLevel = "info"
+	}
+	level, err := parseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", defLevel))
 	if err != nil {
 		return err
 	}

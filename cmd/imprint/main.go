@@ -83,7 +83,7 @@ func newRootCmd(a *App) *cobra.Command {
 	f.StringVar(&a.flags.dataDir, "data-dir", "", "data directory (env IMPRINT_DATA_DIR; default $XDG_DATA_HOME/imprint)")
 	f.StringVar(&a.flags.config, "config", "", "config file (env IMPRINT_CONFIG; default <data dir>/imprint.yaml if present)")
 	f.BoolVar(&a.JSON, "json", false, "machine output on stdout, one JSON object per line")
-	f.StringVar(&a.flags.logLevel, "log-level", "", "debug, info, warn or error (env IMPRINT_LOG_LEVEL; default warn)")
+	f.StringVar(&a.flags.logLevel, "log-level", "", "debug, info, warn or error (env IMPRINT_LOG_LEVEL; default warn, info for serve)")
 	f.StringVar(&a.flags.tenant, "tenant", "", "scope tenant (env IMPRINT_TENANT; default \"default\")")
 	f.StringVar(&a.flags.user, "user", "", "scope user (env IMPRINT_USER; default \"default\")")
 	f.StringVar(&a.flags.agent, "agent", "", "scope agent (env IMPRINT_AGENT; default \"default\")")

@@ -17,8 +17,8 @@ import (
 const (
 	estCaptureOverhead = 450 // batched scoring instructions + JSON framing
 	estAlphaOverhead   = 250 // per-step grading instructions
-	estExtractOverhead = 900 // extraction system prompt
-	estDedupPerWindow  = 500 // judge prompt with a handful of candidates
+	estExtractOverhead = 600 // extraction system prompt
+	estDedupPerWindow  = 420 // judge prompt with a handful of candidates
 	estToolOutputRunes = 2000
 )
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -26,6 +27,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		return nil, tooLarge(fmt.Sprintf("request body is larger than %d bytes", mbe.Limit))
 	}
 	if err != nil {
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			return nil, imprint.Invalidf("read request body: the body did not arrive within the request timeout")
+		}
 		return nil, imprint.Invalidf("read request body: %v", err)
 	}
 	return bytes.TrimSpace(body), nil

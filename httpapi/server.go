@@ -23,6 +23,10 @@ const (
 	DefaultHeartbeatInterval = 15 * time.Second
 )
 
+// writeSlack is how long past its request timeout a reply may take to
+// write, so a request that ran out of time still gets its error body.
+const writeSlack = 5 * time.Second
+
 // Sessions is the episode manager of live sessions (*session.Manager).
 type Sessions interface {
 	// AppendTurns appends turns to the session's open episode, opening one
@@ -182,6 +186,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
+		// The context does not stop a body read: a client that stalls
+		// mid-body would hold the handler forever. The connection's read
+		// deadline does; the write deadline leaves room for the error reply
+		// of a request that ran out of time. Writers that cannot take
+		// deadlines (tests' recorders) are left as they are.
+		rc := http.NewResponseController(w)
+		now := time.Now()
+		_ = rc.SetReadDeadline(now.Add(s.cfg.RequestTimeout))
+		_ = rc.SetWriteDeadline(now.Add(s.cfg.RequestTimeout + writeSlack))
 	}
 	s.mux.ServeHTTP(w, r)
 }

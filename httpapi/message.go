@@ -41,7 +41,15 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.metrics.messagesRecorded.Add(int64(res.RecordedCount))
-	if res.SchedulerNotified {
+	if res.SchedulerNotified && s.d.Jobs != nil {
+		// every_n_rounds reached: queue the session's extraction now rather
+		// than at the planner's next tick (unique per session, so this
+		// joins a job already queued). The messages are recorded either
+		// way; a failed enqueue leaves the session due for the planner.
+		if _, err := s.d.Jobs.Enqueue(r.Context(), imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sid,
+			UniqueKey: imprint.ExtractJobKey(scope, sid)}); err != nil {
+			s.log.Warn("queue extraction of a due session failed", "session_id", sid, "error", err)
+		}
 		s.wake()
 	}
 	return writeJSON(w, http.StatusOK, res)

@@ -525,7 +525,8 @@ func TestStatus(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})
 	ctx := context.Background()
-	if _, err := e.c.Record(ctx, scopeA, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: "one"}, {Role: imprint.RoleUser, Content: "two"}}); err != nil {
+	// One user round each: below every_n_rounds, so no extraction is queued.
+	if _, err := e.c.Record(ctx, scopeA, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: "one"}, {Role: imprint.RoleAssistant, Content: "two"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.c.Record(ctx, scopeA, "s2", []imprint.Message{{Role: imprint.RoleUser, Content: "three"}}); err != nil {

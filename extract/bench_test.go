@@ -541,8 +541,9 @@ func reportPercentiles(b *testing.B, durs []time.Duration) {
 // BenchmarkDedupRecall measures the dedup stage's candidate recall per new
 // memory at 10k and 100k live memories of one scope: the vector tier
 // (SearchVector, MinScore 0.5, limit topK 5 + batch 5, the batch's ids
-// excluded) and the keyword tier (SearchText of the memory's whole content,
-// fetch 10). p50/p95 are over every query run.
+// excluded) and the keyword tier (SearchText of the memory's distinctive
+// terms, recallText with the store's term counts, as the dedup stage
+// sends it, counting included; fetch 10). p50/p95 are over every query run.
 func BenchmarkDedupRecall(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		for _, tier := range []string{tierVector, tierFTS} {
@@ -564,7 +565,7 @@ func BenchmarkDedupRecall(b *testing.B) {
 						})
 					}
 					return f.db.SearchText(ctx, imprint.TextQuery{
-						Scope: benchMemScope, Kind: imprint.KindMemory, Text: texts[k], ExcludeIDs: exclude, Limit: ftsFetch,
+						Scope: benchMemScope, Kind: imprint.KindMemory, Text: recallText(ctx, f.db, texts[k]), ExcludeIDs: exclude, Limit: ftsFetch,
 					})
 				}
 				if _, err := run(0); err != nil { // loads the vector index

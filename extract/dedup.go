@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/llm"
@@ -150,7 +153,7 @@ func (r *Runner) recall(ctx context.Context, scope imprint.Scope, mems []imprint
 	out.tier = tierFTS
 	for _, i := range rest {
 		hits, err := r.d.Store.SearchText(ctx, imprint.TextQuery{
-			Scope: scope, Kind: imprint.KindMemory, Text: mems[i].Content, ExcludeIDs: batchIDs, Limit: ftsFetch,
+			Scope: scope, Kind: imprint.KindMemory, Text: recallText(ctx, r.d.Store, mems[i].Content), ExcludeIDs: batchIDs, Limit: ftsFetch,
 		})
 		if err != nil {
 			out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("keyword recall: %v", err))
@@ -369,3 +372,195 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// recallTerms bounds the keyword tier's query: the memory's most
+// distinctive terms only, so a query never ORs the posting lists of words
+// that occur in nearly every memory. When the store can count matches
+// (termCounter), counts are capped at recallCommon and the kept terms'
+// matches add up to at most recallBudget.
+const (
+	recallTerms  = 8
+	recallCommon = 1000
+	recallBudget = 2 * recallCommon
+)
+
+// termCounter is implemented by stores that can count, cheaply and capped,
+// the records of a kind holding each term (sqlite.DB does).
+type termCounter interface {
+	CountTermMatches(ctx context.Context, kind imprint.Kind, terms []string, limit int) ([]int, error)
+}
+
+// recallText is the keyword-tier query for a memory's content: recallQuery
+// with the store's term counts when it has them.
+func recallText(ctx context.Context, store imprint.Store, content string) string {
+	tc, ok := store.(termCounter)
+	if !ok {
+		return recallQuery(content, nil)
+	}
+	return recallQuery(content, func(terms []string) []int {
+		n, err := tc.CountTermMatches(ctx, imprint.KindMemory, terms, recallCommon)
+		if err != nil || len(n) != len(terms) {
+			return nil // fall back to word length
+		}
+		return n
+	})
+}
+
+// recallQuery returns the keyword-tier query for a memory's content: its
+// distinctive terms, space-separated, at most recallTerms of them. English
+// stop words and words under three characters are dropped; CJK runs are
+// split at common function characters and queried as character bigrams
+// (which the store's word index holds). Without counts, longer words are
+// kept first, as a stand-in for rarer ones (a CJK bigram counts as a
+// five-letter word). With count (the stored matches of each term, capped
+// at recallCommon), the 2×recallTerms longest are ranked rarest first and
+// kept while their matches add up to at most recallBudget — always the
+// rarest one, never a term matching nothing unless all match nothing. The
+// kept terms stay in the content's order. When no
+// term survives, the content is returned unchanged so a memory of only
+// common words still recalls something.
+func recallQuery(content string, count func(terms []string) []int) string {
+	type term struct {
+		text   string
+		weight int
+		pos    int
+		n      int
+	}
+	var terms []term
+	seen := map[string]bool{}
+	add := func(t string, weight int) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		terms = append(terms, term{text: t, weight: weight, pos: len(terms)})
+	}
+	for _, tok := range recallTokens(content) {
+		if !tok.cjk {
+			w := strings.ToLower(tok.text)
+			n := utf8.RuneCountInString(w)
+			if n < 3 || recallStopWords[w] {
+				continue
+			}
+			add(w, n)
+			continue
+		}
+		var seg []rune
+		flush := func() {
+			for i := 0; i+1 < len(seg); i++ {
+				add(string(seg[i:i+2]), 5)
+			}
+			seg = seg[:0]
+		}
+		for _, r := range tok.text {
+			if strings.ContainsRune(cjkFunctionChars, r) {
+				flush()
+				continue
+			}
+			seg = append(seg, r)
+		}
+		flush()
+	}
+	if len(terms) == 0 {
+		return content
+	}
+	sort.SliceStable(terms, func(i, j int) bool { return terms[i].weight > terms[j].weight })
+	if count != nil {
+		terms = terms[:min(len(terms), 2*recallTerms)]
+		texts := make([]string, len(terms))
+		for i, t := range terms {
+			texts[i] = t.text
+		}
+		if ns := count(texts); len(ns) == len(terms) {
+			rank := func(n int) int { // zero matches last: such a term finds nothing
+				if n == 0 {
+					return recallCommon + 1
+				}
+				return n
+			}
+			for i := range terms {
+				terms[i].n = ns[i]
+			}
+			sort.SliceStable(terms, func(i, j int) bool { return rank(terms[i].n) < rank(terms[j].n) })
+			// Keep the rarest terms while their matches add up to at most
+			// recallBudget (at least one term): the bm25 pass costs one
+			// step per match.
+			keep, sum := 0, 0
+			for _, t := range terms {
+				if t.n == 0 || keep > 0 && sum+t.n > recallBudget {
+					break
+				}
+				keep++
+				sum += t.n
+			}
+			if keep > 0 {
+				terms = terms[:keep]
+			}
+		}
+	}
+	terms = terms[:min(len(terms), recallTerms)]
+	sort.Slice(terms, func(i, j int) bool { return terms[i].pos < terms[j].pos })
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = t.text
+	}
+	return strings.Join(parts, " ")
+}
+
+// recallToken is a run of word characters or of CJK characters.
+type recallToken struct {
+	text string
+	cjk  bool
+}
+
+// recallTokens splits s as the store's keyword index does: words (letters,
+// digits, _ and combining marks) and CJK runs; anything else separates.
+func recallTokens(s string) []recallToken {
+	var out []recallToken
+	start, cjk := -1, false
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			out = append(out, recallToken{text: s[start:end], cjk: cjk})
+		}
+		start = -1
+	}
+	for i, r := range s {
+		c := unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
+		w := r != utf8.RuneError && (c || unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.Is(unicode.Mn, r))
+		if !w {
+			flush(i)
+			continue
+		}
+		if start >= 0 && c != cjk {
+			flush(i)
+		}
+		if start < 0 {
+			start, cjk = i, c
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// cjkFunctionChars are common Chinese function characters (particles,
+// pronouns, copulas, measure words) that split a CJK run for recall.
+const cjkFunctionChars = "的了是在我你他她它们和与及或也就都很吗呢吧啊呀嘛着过把被给对从向这那个一有不没还又要会能可以为之而其所"
+
+// recallStopWords are English words too common to tell memories apart.
+var recallStopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the and for are but not you your yours yourself all any can
+		had has have having her hers herself him himself his how its itself our ours ourselves out own
+		she they them their theirs themselves this that these those was were what when where which who
+		whom why will with would could should shall may might must from into onto upon about above
+		after again against before below between both down during each few further here more most
+		off once only other over same some such than then there too under until very did does doing
+		done just also been being because while through nor yes yeah okay really like likes liked
+		get gets got getting make makes made thing things something anything everything nothing
+		one ones lot lots much many well even still back way going gonna wanna want wants wanted
+		know knows knew think thinks thought say says said tell told let lets see saw seen use used
+		user assistant don didn doesn isn wasn aren weren won couldn wouldn shouldn haven hasn`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -24,6 +24,14 @@ type counters struct {
 	jobFailures      atomic.Int64
 }
 
+// CountRecorded adds n to the messages-recorded metric, for L0 messages
+// recorded outside POST /v1/messages (the text turns of live sessions).
+func (s *Server) CountRecorded(n int) {
+	if n > 0 {
+		s.metrics.messagesRecorded.Add(int64(n))
+	}
+}
+
 // observe counts what a published event reports.
 func (c *counters) observe(name string, data any) {
 	if strings.HasSuffix(name, ".failed") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -52,13 +53,34 @@ func newServeCmd(a *App) *cobra.Command {
 	}
 }
 
-// turnRecorder records the text turns of live sessions as L0 messages.
-type turnRecorder struct{ r *record.Recorder }
+// turnRecorder records the text turns of live sessions as L0 messages,
+// counts them for /metrics and, when the session reached
+// extraction.every_n_rounds, queues its extraction at once.
+type turnRecorder struct {
+	r *record.Recorder
+	// count and enqueue are set once the server and scheduler exist; nil
+	// skips them.
+	count   func(n int)
+	enqueue func(ctx context.Context, j imprint.Job) (imprint.Job, error)
+	log     *slog.Logger
+}
 
 // RecordTurns implements session.TurnRecorder.
-func (t turnRecorder) RecordTurns(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
-	if _, err := t.r.Record(ctx, scope, sessionID, msgs); err != nil {
+func (t *turnRecorder) RecordTurns(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
+	res, err := t.r.Record(ctx, scope, sessionID, msgs)
+	if err != nil {
 		return fmt.Errorf("record turns: %w", err)
+	}
+	if t.count != nil {
+		t.count(res.RecordedCount)
+	}
+	if res.SchedulerNotified && t.enqueue != nil {
+		// The messages are recorded; a failed enqueue leaves the session
+		// marked due for the planner.
+		if _, err := t.enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sessionID,
+			UniqueKey: imprint.ExtractJobKey(scope, sessionID)}); err != nil && t.log != nil {
+			t.log.Warn("queue extraction of a due session failed", "session_id", sessionID, "error", err)
+		}
 	}
 	return nil
 }
@@ -98,12 +120,14 @@ func (a *App) serve(ctx context.Context) error {
 	// the LLM.
 	sched := schedule.New(svc, schedule.Config{Workers: max(2, cfg.LLM.Concurrency)}, a.Logger)
 	bus := session.NewBus(a.Logger)
-	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turnRecorder{rec}, Logger: a.Logger, Wake: sched.Wake},
+	turns := &turnRecorder{r: rec, enqueue: sched.Enqueue, log: a.Logger}
+	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turns, Logger: a.Logger, Wake: sched.Wake},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	srv := httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes})
 	defer srv.Close()
+	turns.count = srv.CountRecorded
 
 	w := &serveWorkers{store: svc, capture: capRunner, extract: extRunner, publish: srv.PublishScoped, a: a}
 	sched.Handle(imprint.JobCapture, w.captureJob)

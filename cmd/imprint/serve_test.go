@@ -178,7 +178,10 @@ func scrub(v any, drop []string) {
 func TestRemoteCommandsMatchLocal(t *testing.T) {
 	t.Parallel()
 	local := t.TempDir()
-	s := startInProc(t, t.TempDir(), map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
+	// No background extraction (neither idle nor due rounds), so the
+	// explicit extract step has the same work locally and remotely.
+	quiet := map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h", "IMPRINT_EXTRACTION_EVERY_N_ROUNDS": "1000"}
+	s := startInProc(t, t.TempDir(), quiet)
 	remote := []string{"--server", s.URL, "--data-dir", t.TempDir()}
 	conv := repoFile(t, "examples/conversation.json")
 	ep := writeTemp(t, "ep.json", flightEpisode)
@@ -202,8 +205,8 @@ func TestRemoteCommandsMatchLocal(t *testing.T) {
 		{"memories bad type", []string{"memories", "--json", "--type", "feelings"}},
 	}
 	for _, st := range steps {
-		l := runImprint(t, nil, append(append([]string{}, st.args...), "--data-dir", local)...)
-		r := runImprint(t, nil, append(append([]string{}, st.args...), remote...)...)
+		l := runImprint(t, quiet, append(append([]string{}, st.args...), "--data-dir", local)...)
+		r := runImprint(t, quiet, append(append([]string{}, st.args...), remote...)...)
 		if l.code != r.code {
 			t.Errorf("%s: exit local %d, remote %d\nlocal: %s\nremote: %s", st.name, l.code, r.code, l.stderr, r.stderr)
 			continue
@@ -444,5 +447,62 @@ func TestHookFailureNeverBlocks(t *testing.T) {
 		if r.code != 1 {
 			t.Errorf("%s with %.20q: exit %d, want 1: %s", tc.event, tc.payload, r.code, r.stderr)
 		}
+	}
+}
+
+// metricValue reads one sample of /metrics.
+func metricValue(t *testing.T, base, sample string) string {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestServeLiveTurnsCountAndScheduleExtraction posts live turns that reach
+// extraction.every_n_rounds: the recorded messages show in /metrics and
+// the session is extracted at once, long before the planner's next tick
+// (extraction.idle and session.episode_idle are an hour here, so the
+// planner ticks every 30 s).
+func TestServeLiveTurnsCountAndScheduleExtraction(t *testing.T) {
+	t.Parallel()
+	s := startInProc(t, t.TempDir(), map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h",
+		"IMPRINT_SESSION_EPISODE_IDLE": "1h", "IMPRINT_EXTRACTION_EVERY_N_ROUNDS": "2"})
+	// Let the planner's first tick pass, so only the due rounds can queue
+	// the extraction.
+	time.Sleep(300 * time.Millisecond)
+	body := `{"turns":[{"role":"user","content":"I always deploy the billing service with blue-green releases."},` +
+		`{"role":"assistant","content":"Noted: blue-green releases for billing."},` +
+		`{"role":"user","content":"My team reviews every migration script before it runs."}]}`
+	resp, err := http.Post(s.URL+"/v1/sessions/live-1/turns", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("turns: %d", resp.StatusCode)
+	}
+	if got := metricValue(t, s.URL, "imprint_messages_recorded_total"); got != "3" {
+		t.Errorf("imprint_messages_recorded_total = %q after 3 text turns, want 3", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := s.status(t)
+		if st.PendingMessages == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session with due rounds not extracted within 10s: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -38,6 +38,10 @@ type DB struct {
 
 	vmu  sync.Mutex
 	vecs map[vecKey]*vecIndex
+
+	// wst holds the write-path statements prepared on the writer
+	// connection at Open (see stmt); read-only afterwards.
+	wst map[string]*sql.Stmt
 }
 
 // pragmas are set on every connection.
@@ -89,6 +93,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
+	if err := db.prepareWriter(ctx); err != nil {
+		db.closeWriterStmts()
+		w.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
+	}
 	r, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		w.Close()
@@ -111,6 +120,7 @@ func (db *DB) Path() string { return db.path }
 // Close closes both connection pools.
 func (db *DB) Close() error {
 	var errs []error
+	db.closeWriterStmts()
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

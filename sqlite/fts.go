@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // ftsWriter keeps the two full-text indexes of one kind (words and
@@ -11,7 +12,22 @@ type ftsWriter struct {
 	insTri, insWords, delTri, delWords *sql.Stmt
 }
 
-func newFTSWriter(ctx context.Context, tx *sql.Tx, kind string) (*ftsWriter, error) {
+// ftsSQL are the statements of an ftsWriter for each kind, prepared once
+// on the writer connection.
+var ftsSQL = func() map[string][4]string {
+	m := map[string][4]string{}
+	for _, kind := range []string{"memory", "trace", "message"} {
+		m[kind] = [4]string{
+			wsql(`INSERT INTO ` + kind + `_fts (rowid, text) VALUES (?, ?)`),
+			wsql(`INSERT INTO ` + kind + `_words (rowid, text) VALUES (?, ?)`),
+			wsql(`DELETE FROM ` + kind + `_fts WHERE rowid = ?`),
+			wsql(`DELETE FROM ` + kind + `_words WHERE rowid = ?`),
+		}
+	}
+	return m
+}()
+
+func (db *DB) newFTSWriter(ctx context.Context, tx *sql.Tx, kind string) (*ftsWriter, error) {
 	w := &ftsWriter{}
 	var err error
 	prep := func(q string) *sql.Stmt {
@@ -19,13 +35,17 @@ func newFTSWriter(ctx context.Context, tx *sql.Tx, kind string) (*ftsWriter, err
 			return nil
 		}
 		var st *sql.Stmt
-		st, err = tx.PrepareContext(ctx, q)
+		st, err = db.stmt(ctx, tx, q)
 		return st
 	}
-	w.insTri = prep(`INSERT INTO ` + kind + `_fts (rowid, text) VALUES (?, ?)`)
-	w.insWords = prep(`INSERT INTO ` + kind + `_words (rowid, text) VALUES (?, ?)`)
-	w.delTri = prep(`DELETE FROM ` + kind + `_fts WHERE rowid = ?`)
-	w.delWords = prep(`DELETE FROM ` + kind + `_words WHERE rowid = ?`)
+	qs, ok := ftsSQL[kind]
+	if !ok {
+		return nil, fmt.Errorf("no keyword index for %q", kind)
+	}
+	w.insTri = prep(qs[0])
+	w.insWords = prep(qs[1])
+	w.delTri = prep(qs[2])
+	w.delWords = prep(qs[3])
 	if err != nil {
 		w.close()
 		return nil, err

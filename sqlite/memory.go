@@ -60,6 +60,24 @@ func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
 	return m, nil
 }
 
+// The statements of PutMemory: insert a new id (no row when the id
+// exists), rewrite an existing id of the same scope (no row for another
+// scope; the arguments are those of the insert), supersede a target.
+var (
+	memoryInsertSQL = wsql(`INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
+		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
+		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING RETURNING rid`)
+	memoryUpdateSQL = wsql(`UPDATE memories SET tenant = ?1, user_id = ?2, agent = ?3, workspace = ?4,
+		session_id = ?5, content = ?6, type = ?7, priority = ?8, scene_name = ?9, source_message_ids = ?10, metadata = ?11,
+		timestamps = ?12, created_at = ?13, updated_at = ?14, version = ?15, superseded_by = ?16, supersedes = ?17,
+		extractor = ?18, content_hash = ?19, vec = ?20, embedder = ?21, dim = ?22
+		WHERE id = ?23 AND tenant = ?1 AND user_id = ?2 AND agent = ?3 RETURNING rid`)
+	memorySupersedeSQL = wsql(`UPDATE memories SET superseded_by = ?
+		WHERE id = ? AND ` + scopeWhere("") + ` AND superseded_by IS NULL RETURNING rid`)
+)
+
 // PutMemory writes m (row, keyword indexes, vector) and marks each id in
 // supersede as superseded by m, in one transaction. Writing an existing id
 // of the same scope replaces it. ErrConflict when m's id belongs to another
@@ -114,44 +132,33 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	var targets []int64
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		targets = targets[:0]
-		fts, err := newFTSWriter(ctx, tx, "memory")
+		fts, err := db.newFTSWriter(ctx, tx, "memory")
 		if err != nil {
 			return nil, err
 		}
 		defer fts.close()
-		var owner imprint.Scope
-		err = tx.QueryRowContext(ctx, `SELECT rid, tenant, user_id, agent FROM memories WHERE id = ?`, m.ID).
-			Scan(&rid, &owner.Tenant, &owner.User, &owner.Agent)
-		exists := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, err
-		}
-		if exists && (owner.Tenant != m.Scope.Tenant || owner.User != m.Scope.User || owner.Agent != m.Scope.Agent) {
-			return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
-		}
 		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
 			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
-			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec)}
-		if exists {
-			_, err = tx.ExecContext(ctx, `UPDATE memories SET tenant = ?, user_id = ?, agent = ?, workspace = ?,
-				session_id = ?, content = ?, type = ?, priority = ?, scene_name = ?, source_message_ids = ?, metadata = ?,
-				timestamps = ?, created_at = ?, updated_at = ?, version = ?, superseded_by = ?, supersedes = ?,
-				extractor = ?, content_hash = ?, vec = ?, embedder = ?, dim = ? WHERE rid = ?`, append(vals, rid)...)
+			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID}
+		// A new id is one statement; an existing one is rewritten in place
+		// when it belongs to the same scope.
+		ins, err := db.stmt(ctx, tx, memoryInsertSQL)
+		if err != nil {
+			return nil, err
+		}
+		err = ins.QueryRowContext(ctx, vals...).Scan(&rid)
+		if errors.Is(err, sql.ErrNoRows) {
+			var upd *sql.Stmt
+			if upd, err = db.stmt(ctx, tx, memoryUpdateSQL); err != nil {
+				return nil, err
+			}
+			err = upd.QueryRowContext(ctx, vals...).Scan(&rid)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
+			}
 			if err == nil {
 				err = fts.remove(ctx, rid)
 			}
-		} else {
-			var r sql.Result
-			r, err = tx.ExecContext(ctx, `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
-				type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
-				superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, id)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(vals, m.ID)...)
-			if err == nil {
-				rid, err = r.LastInsertId()
-			}
-		}
-		if err != nil {
-			return nil, err
 		}
 		// Only live memories are in the keyword index.
 		if m.SupersededBy == nil {
@@ -161,9 +168,11 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		}
 		for _, id := range supersede {
 			var trid int64
-			err := tx.QueryRowContext(ctx, `UPDATE memories SET superseded_by = ?
-				WHERE id = ? AND `+scopeWhere("")+` AND superseded_by IS NULL RETURNING rid`,
-				append([]any{m.ID, id}, scopeArgs(m.Scope)...)...).Scan(&trid)
+			sup, err := db.stmt(ctx, tx, memorySupersedeSQL)
+			if err != nil {
+				return nil, err
+			}
+			err = sup.QueryRowContext(ctx, append([]any{m.ID, id}, scopeArgs(m.Scope)...)...).Scan(&trid)
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, imprint.Conflictf("memory %q is already superseded or not in scope", id)
 			}

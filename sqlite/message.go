@@ -33,6 +33,17 @@ func scanMessage(row interface{ Scan(...any) error }) (imprint.Message, error) {
 	return m, nil
 }
 
+// The statements of AppendMessages.
+var (
+	messageInsertSQL = wsql(`INSERT INTO messages
+		(tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, vec, embedder, dim)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING`)
+	sessionAppendedSQL = wsql(`UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + ?,
+		last_seq = MAX(last_seq, ?), last_message_at = ?, updated_at = ?
+		WHERE ` + scopeWhere("") + ` AND id = ?`)
+)
+
 // AppendMessages records msgs in one transaction, skipping ids already
 // recorded for the session. It creates the session when needed and adds the
 // recorded user messages to its round count. ErrInvalid for an empty scope,
@@ -62,15 +73,12 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 		if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
 			return nil, err
 		}
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages
-			(tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, vec, embedder, dim)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING`)
+		ins, err := db.stmt(ctx, tx, messageInsertSQL)
 		if err != nil {
 			return nil, err
 		}
 		defer ins.Close()
-		fts, err := newFTSWriter(ctx, tx, "message")
+		fts, err := db.newFTSWriter(ctx, tx, "message")
 		if err != nil {
 			return nil, err
 		}
@@ -121,9 +129,11 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 		if len(res.Inserted) > 0 {
 			// last_seq and last_message_at let SessionsToExtract find
 			// sessions with pending messages by index.
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + ?,
-				last_seq = MAX(last_seq, ?), last_message_at = ?, updated_at = ?
-				WHERE `+scopeWhere("")+` AND id = ?`, append(append([]any{rounds, lastSeq, ts(now), ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
+			upd, err := db.stmt(ctx, tx, sessionAppendedSQL)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := upd.ExecContext(ctx, append(append([]any{rounds, lastSeq, ts(now), ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
 				return nil, err
 			}
 		}

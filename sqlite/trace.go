@@ -78,6 +78,21 @@ func blobOrNil(v []float32) []byte {
 	return vector.Encode(v)
 }
 
+// The statements of SaveCapture.
+var (
+	traceStepsSQL  = wsql(`SELECT rid, step_key FROM traces WHERE episode_id = ?`)
+	traceUpdateSQL = wsql(`UPDATE traces SET id = ?, tenant = ?, user_id = ?, agent = ?, workspace = ?,
+		session_id = ?, step_index = ?, ts = ?, user_text = ?, agent_text = ?, tool_calls = ?, reflection = ?,
+		reflection_source = ?, alpha = ?, usable = ?, depth = ?,
+		is_subagent = ?, truncated = ?, vec_summary = ?, vec_action = ?, embedder = ?, dim = ?
+		WHERE rid = ?`)
+	traceInsertSQL = wsql(`INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
+		step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable, value,
+		priority, r_human, depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim,
+		episode_id, step_key, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+)
+
 // SaveCapture writes the episode and its traces in one transaction: traces
 // are upserted by step key, traces of vanished steps are deleted, and the
 // episode's trace ids become the traces' ids in order. ErrConflict when the
@@ -115,7 +130,11 @@ func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []impr
 			return nil, err
 		}
 		existing := map[string]int64{}
-		rows, err := tx.QueryContext(ctx, `SELECT rid, step_key FROM traces WHERE episode_id = ?`, ep.ID)
+		sel, err := db.stmt(ctx, tx, traceStepsSQL)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := sel.QueryContext(ctx, ep.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +151,7 @@ func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []impr
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		fts, err := newFTSWriter(ctx, tx, "trace")
+		fts, err := db.newFTSWriter(ctx, tx, "trace")
 		if err != nil {
 			return nil, err
 		}
@@ -181,22 +200,19 @@ func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []impr
 				// A re-capture rewrites what capture computes and keeps what
 				// later stages learned: value, priority and r_human.
 				upd := append(append(append([]any{}, vals[:15]...), vals[18:]...), rid)
-				_, err = tx.ExecContext(ctx, `UPDATE traces SET id = ?, tenant = ?, user_id = ?, agent = ?, workspace = ?,
-					session_id = ?, step_index = ?, ts = ?, user_text = ?, agent_text = ?, tool_calls = ?, reflection = ?,
-					reflection_source = ?, alpha = ?, usable = ?, depth = ?,
-					is_subagent = ?, truncated = ?, vec_summary = ?, vec_action = ?, embedder = ?, dim = ?
-					WHERE rid = ?`, upd...)
+				var st *sql.Stmt
+				if st, err = db.stmt(ctx, tx, traceUpdateSQL); err == nil {
+					_, err = st.ExecContext(ctx, upd...)
+				}
 				if err == nil {
 					err = fts.replace(ctx, rid, traceText(t))
 				}
 			} else {
 				var r sql.Result
-				r, err = tx.ExecContext(ctx, `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
-					step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable, value,
-					priority, r_human, depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim,
-					episode_id, step_key, created_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-					append(vals, ep.ID, t.StepKey, ts(t.CreatedAt))...)
+				var st *sql.Stmt
+				if st, err = db.stmt(ctx, tx, traceInsertSQL); err == nil {
+					r, err = st.ExecContext(ctx, append(vals, ep.ID, t.StepKey, ts(t.CreatedAt))...)
+				}
 				if err == nil {
 					rid, err = r.LastInsertId()
 				}

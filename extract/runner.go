@@ -204,13 +204,14 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 	}
 	res.Success = true
 	res.Warnings = capWarnings(res.Warnings)
-	more, err := r.d.Store.CountPending(ctx, scope, sessionID)
+	// Whether anything is left: one row, not a count of the remainder.
+	next, err := r.d.Store.PendingMessages(ctx, scope, sessionID, 1)
 	if err != nil {
-		r.log().Warn("count pending messages", "session_id", sessionID, "error", err)
+		r.log().Warn("read pending messages", "session_id", sessionID, "error", err)
 	}
 	met.all = r.now().Sub(start)
 	logMetric(ctx, r.log(), scope, res, met)
-	return res, more > 0, nil
+	return res, len(next) > 0, nil
 }
 
 // ExtractPending runs windows over the session's pending messages, oldest

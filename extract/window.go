@@ -67,15 +67,41 @@ func (w Window) MessageIDs() []string {
 // qualified one go with it. needMore is true when that cannot be decided
 // from a partial list.
 func planWindow(pending []imprint.Message, maxNew int, complete bool) (consumed []imprint.Message, rejected []Rejection, needMore bool) {
+	return gateMemo{}.plan(pending, maxNew, complete)
+}
+
+// gateVerdict is ShouldExtract's answer for one message.
+type gateVerdict struct {
+	ok     bool
+	reason string
+}
+
+// gateMemo remembers ShouldExtract's verdicts by message seq within one
+// NextWindow call, so no message goes through the gate twice (the gate's
+// patterns dominate the cost of planning a window).
+type gateMemo map[int64]gateVerdict
+
+func (g gateMemo) check(m imprint.Message) (bool, string) {
+	if v, ok := g[m.Seq]; ok && m.Seq != 0 {
+		return v.ok, v.reason
+	}
+	ok, reason := ShouldExtract(m.Content)
+	if m.Seq != 0 {
+		g[m.Seq] = gateVerdict{ok, reason}
+	}
+	return ok, reason
+}
+
+func (g gateMemo) plan(pending []imprint.Message, maxNew int, complete bool) ([]imprint.Message, []Rejection, bool) {
 	qualified := 0
 	end := -1
 	for i, m := range pending {
-		if ok, _ := ShouldExtract(m.Content); !ok {
+		if ok, _ := g.check(m); !ok {
 			continue
 		}
 		if qualified == maxNew {
 			// A later qualified message exists: the window ends at end.
-			return cut(pending[:end+1])
+			return g.cut(pending[:end+1])
 		}
 		qualified++
 		end = i
@@ -83,13 +109,13 @@ func planWindow(pending []imprint.Message, maxNew int, complete bool) (consumed 
 	if !complete {
 		return nil, nil, true
 	}
-	return cut(pending)
+	return g.cut(pending)
 }
 
-func cut(msgs []imprint.Message) ([]imprint.Message, []Rejection, bool) {
+func (g gateMemo) cut(msgs []imprint.Message) ([]imprint.Message, []Rejection, bool) {
 	var rej []Rejection
 	for _, m := range msgs {
-		if ok, reason := ShouldExtract(m.Content); !ok {
+		if ok, reason := g.check(m); !ok {
 			rej = append(rej, Rejection{ID: m.ID, Reason: reason})
 		}
 	}
@@ -105,26 +131,29 @@ func NextWindow(ctx context.Context, ms imprint.MessageStore, scope imprint.Scop
 		maxNew = 1
 	}
 	var w Window
-	for limit := max(4*maxNew+8, 32); ; limit *= 2 {
+	gate := gateMemo{}
+	// One qualified message past maxNew decides where the window ends;
+	// the first read allows for a few rejected ones and grows if needed.
+	for limit := maxNew + maxNew/2 + 4; ; limit *= 2 {
 		pending, err := ms.PendingMessages(ctx, scope, sessionID, limit)
 		if err != nil {
 			return Window{}, fmt.Errorf("read pending messages: %w", err)
 		}
-		consumed, rejected, needMore := planWindow(pending, maxNew, len(pending) < limit)
+		consumed, rejected, needMore := gate.plan(pending, maxNew, len(pending) < limit)
 		if !needMore {
 			w.Consumed, w.Rejected = consumed, rejected
 			break
 		}
 	}
 	for _, m := range w.Consumed {
-		if ok, _ := ShouldExtract(m.Content); ok {
+		if ok, _ := gate.check(m); ok {
 			w.New = append(w.New, m)
 		}
 	}
 	if len(w.Consumed) == 0 || maxBackground <= 0 {
 		return w, nil
 	}
-	bg, err := backgroundBefore(ctx, ms, scope, sessionID, w.Consumed[0].Seq, maxBackground)
+	bg, err := backgroundBefore(ctx, ms, gate, scope, sessionID, w.Consumed[0].Seq, maxBackground)
 	if err != nil {
 		return Window{}, err
 	}
@@ -133,16 +162,16 @@ func NextWindow(ctx context.Context, ms imprint.MessageStore, scope imprint.Scop
 }
 
 // backgroundBefore returns up to n qualified messages right before seq.
-func backgroundBefore(ctx context.Context, ms imprint.MessageStore, scope imprint.Scope, sessionID string, seq int64, n int) ([]imprint.Message, error) {
+func backgroundBefore(ctx context.Context, ms imprint.MessageStore, gate gateMemo, scope imprint.Scope, sessionID string, seq int64, n int) ([]imprint.Message, error) {
 	const maxScan = 4096
-	for limit := 4 * n; ; limit *= 2 {
+	for limit := n + n/2 + 2; ; limit *= 2 {
 		before, err := ms.MessagesBefore(ctx, scope, sessionID, seq, limit)
 		if err != nil {
 			return nil, fmt.Errorf("read background messages: %w", err)
 		}
 		var q []imprint.Message
 		for _, m := range before {
-			if ok, _ := ShouldExtract(m.Content); ok {
+			if ok, _ := gate.check(m); ok {
 				q = append(q, m)
 			}
 		}

@@ -14,6 +14,11 @@ import (
 
 const messageCols = `seq, tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, vec, embedder`
 
+// messageColsNoVec reads messages without their vectors (a 1.5 KB BLOB to
+// read and decode per 384-d message), for listings whose callers never use
+// them.
+const messageColsNoVec = `seq, tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, NULL, ''`
+
 func scanMessage(row interface{ Scan(...any) error }) (imprint.Message, error) {
 	var m imprint.Message
 	var tsS, rec string
@@ -169,7 +174,13 @@ func (db *DB) GetMessage(ctx context.Context, scope imprint.Scope, sessionID, id
 }
 
 func (db *DB) queryMessages(ctx context.Context, op, where string, args ...any) ([]imprint.Message, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+messageCols+` FROM messages WHERE `+where, args...)
+	return db.queryMessageCols(ctx, op, messageCols, where, args...)
+}
+
+// queryMessageCols is queryMessages reading cols (messageCols or
+// messageColsNoVec).
+func (db *DB) queryMessageCols(ctx context.Context, op, cols, where string, args ...any) ([]imprint.Message, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+cols+` FROM messages WHERE `+where, args...)
 	if err != nil {
 		return nil, dbErr(op, err)
 	}
@@ -186,7 +197,9 @@ func (db *DB) queryMessages(ctx context.Context, op, where string, args ...any) 
 }
 
 // PendingMessages returns up to limit messages after the session's
-// extraction cursor, oldest first (all of them when limit <= 0).
+// extraction cursor, oldest first (all of them when limit <= 0), without
+// their vectors (Vec and Embedder are empty; GetMessage has them):
+// extraction, the only reader, never uses them.
 func (db *DB) PendingMessages(ctx context.Context, scope imprint.Scope, sessionID string, limit int) ([]imprint.Message, error) {
 	if err := validScope(scope); err != nil {
 		return nil, err
@@ -196,7 +209,7 @@ func (db *DB) PendingMessages(ctx context.Context, scope imprint.Scope, sessionI
 	}
 	args := append(scopeArgs(scope), sessionID)
 	args = append(args, append(scopeArgs(scope), sessionID, limit)...)
-	return db.queryMessages(ctx, "pending messages", scopeWhere("")+` AND session_id = ?
+	return db.queryMessageCols(ctx, "pending messages", messageColsNoVec, scopeWhere("")+` AND session_id = ?
 		AND seq > COALESCE((SELECT cursor_seq FROM sessions WHERE `+scopeWhere("")+` AND id = ?), 0)
 		ORDER BY seq LIMIT ?`, args...)
 }
@@ -215,7 +228,7 @@ func (db *DB) CountPending(ctx context.Context, scope imprint.Scope, sessionID s
 }
 
 // MessagesBefore returns up to limit of the newest messages with Seq below
-// beforeSeq, oldest first.
+// beforeSeq, oldest first, without their vectors (as PendingMessages).
 func (db *DB) MessagesBefore(ctx context.Context, scope imprint.Scope, sessionID string, beforeSeq int64, limit int) ([]imprint.Message, error) {
 	if err := validScope(scope); err != nil {
 		return nil, err
@@ -223,7 +236,7 @@ func (db *DB) MessagesBefore(ctx context.Context, scope imprint.Scope, sessionID
 	if limit <= 0 {
 		return []imprint.Message{}, nil
 	}
-	out, err := db.queryMessages(ctx, "messages before", scopeWhere("")+` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+	out, err := db.queryMessageCols(ctx, "messages before", messageColsNoVec, scopeWhere("")+` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
 		append(scopeArgs(scope), sessionID, beforeSeq, limit)...)
 	slices.Reverse(out)
 	return out, err

@@ -6,12 +6,17 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	imprint "github.com/imprint-dev/imprint"
 )
 
 // RRFK is the k of reciprocal rank fusion: a hit at rank r (1-based) in one
 // list adds 1/(RRFK+r) to its fused score.
 const RRFK = 60
+
+// searchWorkers bounds the searches of one query that run at once.
+const searchWorkers = 4
 
 // DefaultLimit is the number of hits returned when a query names none.
 const DefaultLimit = 10
@@ -70,26 +75,43 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 	// Each list is fetched deeper than the limit so fusion has room to
 	// promote hits that rank well in the other list.
 	depth := max(q.Limit*3, 20)
+	// The keyword and vector searches of every kind are independent: they
+	// run concurrently (bounded), each into its own slot, so the fused
+	// order is the same as run one after the other: per kind, keywords
+	// then vectors.
+	lists := make([][]imprint.Hit, 2*len(kinds))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(searchWorkers)
+	for i, k := range kinds {
+		g.Go(func() error {
+			th, err := s.Store.SearchText(gctx, imprint.TextQuery{Scope: q.Scope, Kind: k, Text: q.Text, SessionID: q.SessionID, Limit: depth})
+			if err != nil {
+				return fmt.Errorf("search %s text: %w", k, err)
+			}
+			lists[2*i] = th
+			return nil
+		})
+	}
 	var vec []float32
 	if s.Embedder != nil {
-		if vs, err := s.Embedder.Embed(ctx, []string{q.Text}); err == nil && len(vs) == 1 && len(vs[0]) > 0 {
+		if vs, err := s.Embedder.Embed(gctx, []string{q.Text}); err == nil && len(vs) == 1 && len(vs[0]) > 0 {
 			vec = vs[0]
 		}
 	}
-	var lists [][]imprint.Hit
-	for _, k := range kinds {
-		th, err := s.Store.SearchText(ctx, imprint.TextQuery{Scope: q.Scope, Kind: k, Text: q.Text, SessionID: q.SessionID, Limit: depth})
-		if err != nil {
-			return nil, fmt.Errorf("search %s text: %w", k, err)
+	if vec != nil {
+		for i, k := range kinds {
+			g.Go(func() error {
+				vh, err := s.Store.SearchVector(gctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vec, Embedder: s.Embedder.Name(), SessionID: q.SessionID, Limit: depth})
+				if err != nil {
+					return fmt.Errorf("search %s vectors: %w", k, err)
+				}
+				lists[2*i+1] = vh
+				return nil
+			})
 		}
-		lists = append(lists, th)
-		if vec != nil {
-			vh, err := s.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vec, Embedder: s.Embedder.Name(), SessionID: q.SessionID, Limit: depth})
-			if err != nil {
-				return nil, fmt.Errorf("search %s vectors: %w", k, err)
-			}
-			lists = append(lists, vh)
-		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return Fuse(q.Limit, lists...), nil
 }

@@ -27,8 +27,21 @@ func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit
 	if err := validScope(scope); err != nil {
 		return nil, err
 	}
-	return db.queryMessages(ctx, "unembedded messages", scopeWhere("")+` AND vec IS NULL ORDER BY seq LIMIT ?`,
-		append(scopeArgs(scope), retryLimit(limit))...)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+messageCols+` FROM messages WHERE `+scopeWhere("")+
+		` AND vec IS NULL ORDER BY seq LIMIT ?`, append(scopeArgs(scope), retryLimit(limit))...)
+	if err != nil {
+		return nil, dbErr("unembedded messages", err)
+	}
+	defer rows.Close()
+	out := []imprint.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, dbErr("unembedded messages", err)
+		}
+		out = append(out, m)
+	}
+	return out, dbErr("unembedded messages", rows.Err())
 }
 
 // UnembeddedMemories returns up to limit live memories of the scope without

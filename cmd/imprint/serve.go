@@ -63,6 +63,9 @@ type turnRecorder struct {
 	count   func(n int)
 	enqueue func(ctx context.Context, j imprint.Job) (imprint.Job, error)
 	log     *slog.Logger
+	// embedding is set when an embedder is configured, so a message
+	// without a vector is worth an embedding retry.
+	embedding bool
 }
 
 // RecordTurns implements session.TurnRecorder.
@@ -74,6 +77,7 @@ func (t *turnRecorder) RecordTurns(ctx context.Context, scope imprint.Scope, ses
 	if t.count != nil {
 		t.count(res.RecordedCount)
 	}
+	t.retryEmbed(ctx, scope, res)
 	if res.SchedulerNotified && t.enqueue != nil {
 		// The messages are recorded; a failed enqueue leaves the session
 		// marked due for the planner.
@@ -83,6 +87,39 @@ func (t *turnRecorder) RecordTurns(ctx context.Context, scope imprint.Scope, ses
 		}
 	}
 	return nil
+}
+
+// retryEmbed queues the scope's embedding retry when recorded messages got
+// no vector while an embedder is configured.
+func (t *turnRecorder) retryEmbed(ctx context.Context, scope imprint.Scope, res record.Result) {
+	if t.embedding && res.VectorsWritten < res.RecordedCount {
+		queueEmbedRetry(ctx, t.enqueue, t.log, scope)
+	}
+}
+
+// messageRecorder is the recorder of POST /v1/messages: the L0 recorder
+// plus the embedding retry of messages that got no vector.
+type messageRecorder struct{ t *turnRecorder }
+
+// Record implements httpapi.Recorder.
+func (m messageRecorder) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (record.Result, error) {
+	res, err := m.t.r.Record(ctx, scope, sessionID, msgs)
+	if err != nil {
+		return res, err
+	}
+	m.t.retryEmbed(ctx, scope, res)
+	return res, nil
+}
+
+// queueEmbedRetry enqueues the embedding retry job of scope (one unfinished
+// per scope). A failure is logged: the records are stored either way.
+func queueEmbedRetry(ctx context.Context, enqueue func(context.Context, imprint.Job) (imprint.Job, error), log *slog.Logger, scope imprint.Scope) {
+	if enqueue == nil {
+		return
+	}
+	if _, err := enqueue(ctx, imprint.Job{Kind: imprint.JobEmbed, Scope: scope, UniqueKey: imprint.EmbedJobKey(scope)}); err != nil && log != nil {
+		log.Warn("queue embedding retry failed", "scope", scope.String(), "error", err)
+	}
 }
 
 // serve runs imprint serve until ctx is cancelled (SIGINT or SIGTERM).
@@ -120,16 +157,21 @@ func (a *App) serve(ctx context.Context) error {
 	// the LLM.
 	sched := schedule.New(svc, schedule.Config{Workers: max(2, cfg.LLM.Concurrency)}, a.Logger)
 	bus := session.NewBus(a.Logger)
-	turns := &turnRecorder{r: rec, enqueue: sched.Enqueue, log: a.Logger}
+	emb, err := a.Embedder()
+	if err != nil {
+		return err
+	}
+	turns := &turnRecorder{r: rec, enqueue: sched.Enqueue, log: a.Logger, embedding: emb != nil}
 	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turns, Logger: a.Logger, Wake: sched.Wake},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	srv := httpapi.NewServer(httpapi.Deps{
-		Store: svc, Recorder: rec, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
+		Store: svc, Recorder: messageRecorder{turns}, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes})
 	defer srv.Close()
 	turns.count = srv.CountRecorded
 
-	w := &serveWorkers{store: svc, capture: capRunner, extract: extRunner, publish: srv.PublishScoped, a: a}
+	w := &serveWorkers{store: svc, capture: capRunner, extract: extRunner, publish: srv.PublishScoped, a: a,
+		embedder: emb, embedTraces: cfg.Capture.EmbedTraces, enqueue: sched.Enqueue}
 	sched.Handle(imprint.JobCapture, w.captureJob)
 	sched.Handle(imprint.JobExtract, w.extractJob)
 	sched.Handle(imprint.JobEmbed, w.embedJob)
@@ -193,6 +235,21 @@ type serveWorkers struct {
 	extract *extract.Runner
 	publish func(scope imprint.Scope, name string, data any)
 	a       *App
+	// embedder fills in the vectors of records stored without one (nil:
+	// embedding.provider none); embedTraces is capture.embed_traces.
+	embedder    imprint.Embedder
+	embedTraces bool
+	enqueue     func(ctx context.Context, j imprint.Job) (imprint.Job, error)
+}
+
+// embedWarned reports whether warnings include a failed embedding.
+func embedWarned[W any](ws []W, stage func(W) string) bool {
+	for _, x := range ws {
+		if stage(x) == "embed" {
+			return true
+		}
+	}
+	return false
 }
 
 // captureJob captures a closed episode. A missing episode completes the job
@@ -219,6 +276,9 @@ func (w *serveWorkers) captureJob(ctx context.Context, j imprint.Job) error {
 		return fmt.Errorf("capture %s: %w", ep.ID, err)
 	}
 	w.publish(j.Scope, capture.EventDone, capture.Event{Kind: capture.EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
+	if w.embedder != nil && w.embedTraces && embedWarned(res.Warnings, func(x capture.Warning) string { return x.Stage }) {
+		queueEmbedRetry(ctx, w.enqueue, w.a.Logger, j.Scope)
+	}
 	return nil
 }
 
@@ -232,23 +292,191 @@ const (
 // A failed window leaves its messages pending and fails the job, which is
 // retried with backoff.
 func (w *serveWorkers) extractJob(ctx context.Context, j imprint.Job) error {
+	embedFailed := false
 	err := w.extract.ExtractPending(ctx, j.Scope, j.SessionID, func(res extract.Result) {
+		embedFailed = embedFailed || embedWarned(res.Warnings, func(x extract.Warning) string { return x.Stage })
 		if res.Success {
 			w.publish(j.Scope, eventExtractionDone, res)
 		} else if ctx.Err() == nil {
 			w.publish(j.Scope, eventExtractionFailed, res)
 		}
 	})
+	if embedFailed && w.embedder != nil {
+		queueEmbedRetry(context.WithoutCancel(ctx), w.enqueue, w.a.Logger, j.Scope)
+	}
 	if err != nil {
 		return fmt.Errorf("extract session %s: %w", j.SessionID, err)
 	}
 	return nil
 }
 
-// embedJob is the embedding retry job. Records are embedded when they are
-// written; this job has nothing left to do unless a writer enqueues it, and
-// completes.
+// embedRetryBatch is how many records of a kind one embedding call of the
+// retry job covers; embedRetryRounds bounds the batches of a kind per job.
+const (
+	embedRetryBatch  = 64
+	embedRetryRounds = 50
+)
+
+// embedJob is the embedding retry job of a scope: it gives the messages,
+// live memories and (with capture.embed_traces) traces of the scope that
+// were stored without a vector their vectors, batch after batch. A failed
+// embedding call fails the job, which is retried with backoff; the records
+// stay stored either way. Records with no text to embed are left as they
+// are.
 func (w *serveWorkers) embedJob(ctx context.Context, j imprint.Job) error {
-	w.a.Logger.Debug("embed job: nothing to re-embed", "scope", j.Scope.String())
+	st, ok := w.store.(embedRetryStore)
+	if !ok || w.embedder == nil {
+		w.a.Logger.Debug("embed job: nothing can re-embed here", "scope", j.Scope.String())
+		return nil
+	}
+	n, err := embedRetry(ctx, st, w.embedder, j.Scope, w.embedTraces)
+	if n > 0 {
+		w.a.Logger.Info("embed job: vectors filled in", "scope", j.Scope.String(), "records", n)
+	}
+	if err != nil {
+		return fmt.Errorf("embed retry of %s: %w", j.Scope.String(), err)
+	}
 	return nil
+}
+
+// embedRetryStore is what the embedding retry reads and writes.
+type embedRetryStore interface {
+	imprint.EmbedRetryStore
+	SetMessageVectors(ctx context.Context, scope imprint.Scope, sessionID string, vecs map[string][]float32, embedder string) error
+}
+
+// embedRetry fills in the vectors of the scope's records that have none
+// and returns how many records it embedded.
+func embedRetry(ctx context.Context, st embedRetryStore, emb imprint.Embedder, scope imprint.Scope, traces bool) (int, error) {
+	done := 0
+	// Each kind: read a batch, embed its texts in one call, store; stop
+	// when a batch is short or stored nothing new (records without text).
+	for range embedRetryRounds {
+		msgs, err := st.UnembeddedMessages(ctx, scope, embedRetryBatch)
+		if err != nil || len(msgs) == 0 {
+			if err != nil {
+				return done, err
+			}
+			break
+		}
+		texts := make([]string, len(msgs))
+		for i, m := range msgs {
+			texts[i] = m.Content
+		}
+		vecs, err := embedTexts(ctx, emb, texts)
+		if err != nil {
+			return done, err
+		}
+		bySession := map[string]map[string][]float32{}
+		for i, m := range msgs {
+			if bySession[m.SessionID] == nil {
+				bySession[m.SessionID] = map[string][]float32{}
+			}
+			bySession[m.SessionID][m.ID] = vecs[i]
+		}
+		for sid, vs := range bySession {
+			if err := st.SetMessageVectors(ctx, scope, sid, vs, emb.Name()); err != nil {
+				return done, err
+			}
+		}
+		done += len(msgs)
+		if len(msgs) < embedRetryBatch {
+			break
+		}
+	}
+	for range embedRetryRounds {
+		mems, err := st.UnembeddedMemories(ctx, scope, embedRetryBatch)
+		if err != nil || len(mems) == 0 {
+			if err != nil {
+				return done, err
+			}
+			break
+		}
+		texts := make([]string, len(mems))
+		for i, m := range mems {
+			texts[i] = m.Content
+		}
+		vecs, err := embedTexts(ctx, emb, texts)
+		if err != nil {
+			return done, err
+		}
+		for i, m := range mems {
+			if err := st.SetMemoryVector(ctx, scope, m.ID, vecs[i], emb.Name()); err != nil {
+				return done, err
+			}
+		}
+		done += len(mems)
+		if len(mems) < embedRetryBatch {
+			break
+		}
+	}
+	if !traces {
+		return done, nil
+	}
+	for range embedRetryRounds {
+		trs, err := st.UnembeddedTraces(ctx, scope, embedRetryBatch)
+		if err != nil || len(trs) == 0 {
+			if err != nil {
+				return done, err
+			}
+			break
+		}
+		// The texts capture embeds: the step's state and its action.
+		var texts []string
+		type slot struct{ state, action int }
+		slots := make([]slot, len(trs))
+		for i, t := range trs {
+			step := capture.Step{UserText: t.UserText, AgentText: t.AgentText, ToolCalls: t.ToolCalls}
+			slots[i] = slot{-1, -1}
+			if s := capture.StateText(step); s != "" {
+				slots[i].state = len(texts)
+				texts = append(texts, s)
+			}
+			if s := capture.ActionText(step); s != "" {
+				slots[i].action = len(texts)
+				texts = append(texts, s)
+			}
+		}
+		if len(texts) == 0 {
+			break
+		}
+		vecs, err := embedTexts(ctx, emb, texts)
+		if err != nil {
+			return done, err
+		}
+		stored := 0
+		for i, t := range trs {
+			var sum, act []float32
+			if slots[i].state >= 0 {
+				sum = vecs[slots[i].state]
+			}
+			if slots[i].action >= 0 {
+				act = vecs[slots[i].action]
+			}
+			if len(sum) == 0 && len(act) == 0 {
+				continue
+			}
+			if err := st.SetTraceVectors(ctx, scope, t.ID, sum, act, emb.Name()); err != nil {
+				return done, err
+			}
+			stored++
+		}
+		done += stored
+		if len(trs) < embedRetryBatch || stored == 0 {
+			break
+		}
+	}
+	return done, nil
+}
+
+// embedTexts embeds texts in one call and checks the count.
+func embedTexts(ctx context.Context, emb imprint.Embedder, texts []string) ([][]float32, error) {
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed %d texts with %s: %w", len(texts), emb.Name(), err)
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embed %d texts with %s: got %d vectors", len(texts), emb.Name(), len(vecs))
+	}
+	return vecs, nil
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,7 +79,13 @@ func (s *inProcServe) stop() int {
 // status reads /v1/status of the default scope.
 func (s *inProcServe) status(t *testing.T) serveStatus {
 	t.Helper()
-	resp, err := http.Get(s.URL + "/v1/status")
+	return s.statusOf(t, "")
+}
+
+// statusOf reads /v1/status with a query string (a scope).
+func (s *inProcServe) statusOf(t *testing.T, query string) serveStatus {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/v1/status" + query)
 	if err != nil {
 		t.Fatalf("status: %v", err)
 	}
@@ -504,5 +512,119 @@ func TestServeLiveTurnsCountAndScheduleExtraction(t *testing.T) {
 			t.Fatalf("session with due rounds not extracted within 10s: %+v", st)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// flakyEmbeddings is an OpenAI-compatible /embeddings endpoint that answers
+// 503 while down is set and deterministic 4-dimensional vectors otherwise.
+type flakyEmbeddings struct {
+	down  atomic.Bool
+	calls atomic.Int64
+}
+
+func (f *flakyEmbeddings) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.calls.Add(1)
+	if f.down.Load() {
+		http.Error(w, `{"error":{"message":"embedder down"}}`, http.StatusServiceUnavailable)
+		return
+	}
+	var req struct {
+		Input []string `json:"input"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	type item struct {
+		Embedding []float32 `json:"embedding"`
+		Index     int       `json:"index"`
+	}
+	data := make([]item, len(req.Input))
+	for i, s := range req.Input {
+		data[i] = item{Embedding: []float32{float32(len(s)%7) + 1, float32(strings.Count(s, " ")) + 1, 1, 0.5}, Index: i}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "model": "fake", "usage": map[string]int{"prompt_tokens": 1, "total_tokens": 1}})
+}
+
+// TestServeRetriesEmbedding records messages and captures an episode while
+// the embedder is down: everything is stored without vectors, and once the
+// embedder is back the embedding retry job gives every record its vectors.
+func TestServeRetriesEmbedding(t *testing.T) {
+	t.Parallel()
+	emb := &flakyEmbeddings{}
+	emb.down.Store(true)
+	es := httptest.NewServer(emb)
+	defer es.Close()
+	dir := t.TempDir()
+	s := startInProc(t, dir, map[string]string{
+		"IMPRINT_EMBEDDING_PROVIDER": "openai", "IMPRINT_EMBEDDING_BASE_URL": es.URL, "IMPRINT_EMBEDDING_MODEL": "fake",
+		"IMPRINT_LLM_MAX_RETRIES": "0", "IMPRINT_EXTRACTION_IDLE": "1h", "IMPRINT_SESSION_EPISODE_IDLE": "1h",
+	})
+	post := func(path, body string, want int) {
+		t.Helper()
+		resp, err := http.Post(s.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	post("/v1/messages", `{"session_id":"e1","messages":[{"id":"m1","role":"user","content":"I prefer dark roast coffee"}]}`, http.StatusOK)
+	// An episode of another scope: only its capture can queue the retry
+	// of its traces.
+	post("/v1/episodes", `{"session_id":"e2","scope":{"user":"ops"},"turns":[{"role":"user","content":"Check the disk usage on the build host"},`+
+		`{"role":"assistant","content":"The build host disk is 80 percent full."}]}`, http.StatusAccepted)
+	// Wait until the capture ran (its traces stored without vectors) and
+	// the embedding retries of both scopes have failed at least once.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, opsSt := s.status(t), s.statusOf(t, "?user=ops")
+		if st.Jobs.Retryable > 0 && opsSt.Jobs.Retryable > 0 && st.Jobs.Available+st.Jobs.Running+opsSt.Jobs.Available+opsSt.Jobs.Running == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no embedding retry pending: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	emb.down.Store(false)
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		st, opsSt := s.status(t), s.statusOf(t, "?user=ops")
+		if st.Jobs.Available+st.Jobs.Running+st.Jobs.Retryable+opsSt.Jobs.Available+opsSt.Jobs.Running+opsSt.Jobs.Retryable == 0 {
+			if len(st.FailedJobs)+len(opsSt.FailedJobs) > 0 {
+				t.Fatalf("failed jobs: %+v %+v", st.FailedJobs, opsSt.FailedJobs)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("embedding retry did not finish: %+v", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("stop: exit %d", code)
+	}
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, dbFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sc := imprint.DefaultScope()
+	msgs, err := db.UnembeddedMessages(context.Background(), sc, 100)
+	if err != nil || len(msgs) != 0 {
+		t.Errorf("messages still without a vector: %+v %v", msgs, err)
+	}
+	ops := imprint.Scope{Tenant: imprint.DefaultScopePart, User: "ops", Agent: imprint.DefaultScopePart}
+	trs, err := db.UnembeddedTraces(context.Background(), ops, 100)
+	if err != nil || len(trs) != 0 {
+		t.Errorf("traces still without vectors: %+v %v", trs, err)
+	}
+	all, err := db.ListTraces(context.Background(), ops, imprint.TraceFilter{})
+	if err != nil || len(all) == 0 {
+		t.Fatalf("no traces captured: %v", err)
 	}
 }

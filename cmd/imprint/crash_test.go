@@ -376,6 +376,10 @@ func serveEnv(llmURL string) map[string]string {
 type workloadClient struct {
 	base atomic.Pointer[string]
 	http *http.Client
+	// writing counts the write requests waiting for an answer: a kill
+	// while it is above zero lands during a store transaction or just
+	// around one.
+	writing atomic.Int64
 }
 
 func (c *workloadClient) setBase(u string) { c.base.Store(&u) }
@@ -408,6 +412,10 @@ func (c *workloadClient) once(ctx context.Context, method, path string, body []b
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if method == http.MethodPost {
+		c.writing.Add(1)
+		defer c.writing.Add(-1)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w: %v", errRetryable, err)
@@ -578,6 +586,9 @@ type crashRun struct {
 	llm      *crashLLM
 	kills    int
 	log      func(format string, args ...any)
+	// killsDuringWrites counts the kills that landed while write requests
+	// were in flight.
+	killsDuringWrites int
 }
 
 func (r *crashRun) run(ctx context.Context) (snapshot, error) {
@@ -613,8 +624,12 @@ func (r *crashRun) run(ctx context.Context) (snapshot, error) {
 		} else {
 			time.Sleep(time.Duration(50+rand.IntN(400)) * time.Millisecond)
 		}
+		writes := c.writing.Load()
 		n := r.llm.killDuring(p)
-		r.log("kill %d: %d LLM calls in flight", k+1, n)
+		if writes > 0 {
+			r.killsDuringWrites++
+		}
+		r.log("kill %d: %d LLM calls and %d write requests in flight", k+1, n, writes)
 		if p, err = startServe(r.bin, r.dir, env); err != nil {
 			return snapshot{}, fmt.Errorf("restart %d: %w", k+1, err)
 		}
@@ -696,6 +711,9 @@ func TestServeSurvivesKills(t *testing.T) {
 	}
 	if d := cmp.Diff(want.Traces, got.Traces); d != "" {
 		t.Errorf("traces after kills differ (-without +with kills):\n%s", d)
+	}
+	if crashed.killsDuringWrites == 0 {
+		t.Errorf("no kill landed while write requests were in flight; the test proved nothing about interrupted transactions")
 	}
 	interrupted, missing := crashed.llm.unretriedWindows()
 	t.Logf("%d extraction windows were interrupted by kills", interrupted)

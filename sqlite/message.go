@@ -38,7 +38,7 @@ func scanMessage(row interface{ Scan(...any) error }) (imprint.Message, error) {
 	return m, nil
 }
 
-// The statements of AppendMessages.
+// The statements of AppendMessages and AppendMessageBatches.
 var (
 	messageInsertSQL = wsql(`INSERT INTO messages
 		(tenant, user_id, agent, workspace, session_id, id, role, content, timestamp, recorded_at, speaker, vec, embedder, dim)
@@ -47,6 +47,8 @@ var (
 	sessionAppendedSQL = wsql(`UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + ?,
 		last_seq = MAX(last_seq, ?), last_message_at = ?, updated_at = ?
 		WHERE ` + scopeWhere("") + ` AND id = ?`)
+	sessionMarkDueSQL = wsql(`UPDATE sessions SET extraction_due = 1, updated_at = ?
+		WHERE ` + scopeWhere("") + ` AND id = ?`)
 )
 
 // AppendMessages records msgs in one transaction, skipping ids already
@@ -54,108 +56,184 @@ var (
 // recorded user messages to its round count. ErrInvalid for an empty scope,
 // session id or message id.
 func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (imprint.AppendResult, error) {
-	var res imprint.AppendResult
+	if err := validAppend(scope, sessionID, msgs); err != nil {
+		return imprint.AppendResult{}, err
+	}
+	res, err := db.appendBatches(ctx, []imprint.MessageBatch{{Scope: scope, SessionID: sessionID, Messages: msgs}})
+	if err != nil {
+		return imprint.AppendResult{}, dbErr("append messages", err)
+	}
+	return res[0], nil
+}
+
+// validAppend checks what AppendMessages requires of its arguments.
+func validAppend(scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
 	if err := validScope(scope); err != nil {
-		return res, err
+		return err
 	}
 	if strings.TrimSpace(sessionID) == "" {
-		return res, imprint.Invalidf("session_id is required")
+		return imprint.Invalidf("session_id is required")
 	}
 	for i, m := range msgs {
 		if strings.TrimSpace(m.ID) == "" {
-			return res, imprint.Invalidf("messages[%d].id is required", i)
+			return imprint.Invalidf("messages[%d].id is required", i)
 		}
 	}
+	return nil
+}
+
+// messageVecAdd is a message vector to add to the in-memory index once its
+// transaction committed.
+type messageVecAdd struct {
+	seq       int64
+	scope     imprint.Scope
+	sessionID string
+	m         imprint.Message
+}
+
+// appendBatches appends valid batches, in order, in one write transaction
+// and returns each batch's result.
+func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch) ([]imprint.AppendResult, error) {
 	now := imprint.Now()
-	type added struct {
-		seq int64
-		m   imprint.Message
-	}
-	var vecAdds []added
+	var out []imprint.AppendResult
+	var vecAdds []messageVecAdd
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
-		res = imprint.AppendResult{}
-		vecAdds = vecAdds[:0]
-		if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
-			return nil, err
-		}
-		ins, err := db.stmt(ctx, tx, messageInsertSQL)
+		out, vecAdds = out[:0], vecAdds[:0]
+		a, err := db.newMessageAppender(ctx, tx)
 		if err != nil {
 			return nil, err
 		}
-		defer ins.Close()
-		fts, err := db.newFTSWriter(ctx, tx, "message")
-		if err != nil {
-			return nil, err
-		}
-		defer fts.close()
-		seen := map[string]bool{}
-		rounds := 0
-		var lastSeq int64
-		for _, m := range msgs {
-			if seen[m.ID] {
-				res.Duplicates = append(res.Duplicates, m.ID)
-				continue
-			}
-			seen[m.ID] = true
-			rec := m.RecordedAt
-			if rec.IsZero() {
-				rec = now
-			}
-			var blob []byte
-			emb := ""
-			if len(m.Vec) > 0 {
-				blob, emb = vector.Encode(m.Vec), m.Embedder
-			}
-			r, err := ins.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, m.ID,
-				string(m.Role), m.Content, ts(m.Timestamp), ts(rec), m.Speaker, blob, emb, len(m.Vec))
+		defer a.close()
+		for _, b := range batches {
+			res, err := a.append(ctx, tx, b, now, &vecAdds)
 			if err != nil {
 				return nil, err
 			}
-			if n, _ := r.RowsAffected(); n == 0 {
-				res.Duplicates = append(res.Duplicates, m.ID)
-				continue
-			}
-			seq, err := r.LastInsertId()
-			if err != nil {
-				return nil, err
-			}
-			if err := fts.insert(ctx, seq, m.Content); err != nil {
-				return nil, err
-			}
-			res.Inserted = append(res.Inserted, m.ID)
-			lastSeq = max(lastSeq, seq)
-			if m.Role == imprint.RoleUser {
-				rounds++
-			}
-			if len(m.Vec) > 0 {
-				vecAdds = append(vecAdds, added{seq, m})
-			}
+			out = append(out, res)
 		}
-		if len(res.Inserted) > 0 {
-			// last_seq and last_message_at let SessionsToExtract find
-			// sessions with pending messages by index.
-			upd, err := db.stmt(ctx, tx, sessionAppendedSQL)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := upd.ExecContext(ctx, append(append([]any{rounds, lastSeq, ts(now), ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
-				return nil, err
-			}
-		}
-		s, err := getSession(ctx, tx, scope, sessionID)
-		if err != nil {
-			return nil, err
-		}
-		res.Session = s
 		return func() {
-			for _, a := range vecAdds {
-				db.vecUpsert(imprint.KindMessage, a.m.Embedder, a.seq, a.m.ID, scope, sessionID, true, a.m.Vec)
+			for _, v := range vecAdds {
+				db.vecUpsert(imprint.KindMessage, v.m.Embedder, v.seq, v.m.ID, v.scope, v.sessionID, true, v.m.Vec)
 			}
 		}, nil
 	})
 	if err != nil {
-		return imprint.AppendResult{}, dbErr("append messages", err)
+		return nil, err
 	}
+	return out, nil
+}
+
+// messageAppender holds the statements of message appends within one
+// write transaction.
+type messageAppender struct {
+	ins, upd, due *sql.Stmt
+	fts           *ftsWriter
+}
+
+func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppender, error) {
+	a := &messageAppender{}
+	var err error
+	if a.ins, err = db.stmt(ctx, tx, messageInsertSQL); err != nil {
+		return nil, err
+	}
+	if a.upd, err = db.stmt(ctx, tx, sessionAppendedSQL); err != nil {
+		a.close()
+		return nil, err
+	}
+	if a.due, err = db.stmt(ctx, tx, sessionMarkDueSQL); err != nil {
+		a.close()
+		return nil, err
+	}
+	if a.fts, err = db.newFTSWriter(ctx, tx, "message"); err != nil {
+		a.close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *messageAppender) close() {
+	for _, st := range []*sql.Stmt{a.ins, a.upd, a.due} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	if a.fts != nil {
+		a.fts.close()
+	}
+}
+
+// append records one batch inside tx: the session is created when needed,
+// ids already recorded for the session (or earlier in the batch) are
+// duplicates, recorded user messages add to the round count, and the
+// session is marked due when b.MarkDueAt asks for it. Vectors to index
+// after the commit are added to vecAdds.
+func (a *messageAppender) append(ctx context.Context, tx *sql.Tx, b imprint.MessageBatch, now imprint.Time, vecAdds *[]messageVecAdd) (imprint.AppendResult, error) {
+	var res imprint.AppendResult
+	scope, sessionID := b.Scope, b.SessionID
+	if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
+		return res, err
+	}
+	seen := make(map[string]bool, len(b.Messages))
+	rounds := 0
+	var lastSeq int64
+	for _, m := range b.Messages {
+		if seen[m.ID] {
+			res.Duplicates = append(res.Duplicates, m.ID)
+			continue
+		}
+		seen[m.ID] = true
+		rec := m.RecordedAt
+		if rec.IsZero() {
+			rec = now
+		}
+		var blob []byte
+		emb := ""
+		if len(m.Vec) > 0 {
+			blob, emb = vector.Encode(m.Vec), m.Embedder
+		}
+		r, err := a.ins.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, m.ID,
+			string(m.Role), m.Content, ts(m.Timestamp), ts(rec), m.Speaker, blob, emb, len(m.Vec))
+		if err != nil {
+			return res, err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			res.Duplicates = append(res.Duplicates, m.ID)
+			continue
+		}
+		seq, err := r.LastInsertId()
+		if err != nil {
+			return res, err
+		}
+		if err := a.fts.insert(ctx, seq, m.Content); err != nil {
+			return res, err
+		}
+		res.Inserted = append(res.Inserted, m.ID)
+		lastSeq = max(lastSeq, seq)
+		if m.Role == imprint.RoleUser {
+			rounds++
+		}
+		if len(m.Vec) > 0 {
+			*vecAdds = append(*vecAdds, messageVecAdd{seq: seq, scope: scope, sessionID: sessionID, m: m})
+		}
+	}
+	if len(res.Inserted) > 0 {
+		// last_seq and last_message_at let SessionsToExtract find
+		// sessions with pending messages by index.
+		if _, err := a.upd.ExecContext(ctx, append(append([]any{rounds, lastSeq, ts(now), ts(now)}, scopeArgs(scope)...), sessionID)...); err != nil {
+			return res, err
+		}
+	}
+	s, err := getSession(ctx, tx, scope, sessionID)
+	if err != nil {
+		return res, err
+	}
+	if b.MarkDueAt > 0 && len(res.Inserted) > 0 && s.RoundsSinceExtraction >= b.MarkDueAt {
+		if _, err := a.due.ExecContext(ctx, append([]any{ts(now)}, append(scopeArgs(scope), sessionID)...)...); err != nil {
+			return res, err
+		}
+		s.ExtractionDue, s.UpdatedAt = true, now
+	}
+	res.Session = s
 	return res, nil
 }
 

@@ -49,9 +49,10 @@ type Config struct {
 
 // Recorder records L0 messages. It is safe for concurrent use.
 type Recorder struct {
-	d   Deps
-	cfg Config
-	now func() time.Time
+	d     Deps
+	cfg   Config
+	now   func() time.Time
+	group grouper
 }
 
 // NewRecorder returns a Recorder over d with cfg's defaults filled in.
@@ -117,7 +118,15 @@ type conversationLine struct {
 // shard of the day they were recorded (a shard failure is logged; the store
 // is the record). When the session has reached Config.EveryNRounds user
 // rounds since its last extraction, it is durably marked due for extraction
-// and SchedulerNotified is set.
+// and SchedulerNotified is set. All of this is done before Record returns.
+//
+// Concurrent calls are committed together (group commit): a call that finds
+// no commit in flight commits at once; calls arriving meanwhile queue and
+// the next commit takes them all (up to 64), in arrival order, in one store
+// transaction when the store is an imprint.BatchAppender (the due marking
+// included) and with one shard write and sync per day file. Each call gets
+// the Result it would have had if the calls had run one after another in
+// that order; a call whose context ends before its commit fails alone.
 //
 // Record returns an error of kind ErrInvalid, and stores nothing, when the
 // session id or scope is missing or a role is not user or assistant (the
@@ -192,22 +201,19 @@ func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID st
 
 	r.embed(ctx, keep)
 
-	ar, err := r.d.Store.AppendMessages(ctx, scope, sessionID, keep)
-	if err != nil {
-		return res, fmt.Errorf("record messages: %w", err)
+	c := &call{ctx: ctx, scope: scope, sessionID: sessionID, keep: keep, wake: make(chan bool, 1)}
+	r.group.do(c, r.commit)
+	if c.err != nil {
+		return res, fmt.Errorf("record messages: %w", c.err)
 	}
-	inserted := make(map[string]bool, len(ar.Inserted))
-	for _, id := range ar.Inserted {
-		inserted[id] = true
-	}
-	recorded := make([]imprint.Message, 0, len(ar.Inserted))
-	dupSkips := make([]Skipped, 0, len(keep)-len(ar.Inserted))
+	recorded := 0
+	dupSkips := make([]Skipped, 0, len(keep)-len(c.inserted))
 	for _, m := range keep {
-		if !inserted[m.ID] {
+		if !c.inserted[m.ID] {
 			dupSkips = append(dupSkips, Skipped{ID: m.ID, Reason: ReasonDuplicate})
 			continue
 		}
-		recorded = append(recorded, m)
+		recorded++
 		res.MessageIDs = append(res.MessageIDs, m.ID)
 		res.FilteredMessages = append(res.FilteredMessages, FilteredMessage{ID: m.ID, Role: m.Role, Content: m.Content})
 		if len(m.Vec) > 0 {
@@ -215,23 +221,110 @@ func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID st
 		}
 	}
 	res.Skipped = append(res.Skipped, dupSkips...)
-	res.RecordedCount = len(recorded)
-	if len(recorded) == 0 {
-		return res, nil
+	res.RecordedCount = recorded
+	res.SchedulerNotified = c.notified
+	return res, nil
+}
+
+// commit stores the calls of a group, in order, in one transaction when the
+// store is an imprint.BatchAppender (the due marking included), else with
+// one AppendMessages per call; then it appends every recorded message of
+// the group to the day shards with one write and sync per file, and, for
+// a store without BatchAppender, marks due sessions one by one. Each call
+// gets the result it would have had alone, after the calls before it.
+func (r *Recorder) commit(group []*call) {
+	live := make([]*call, 0, len(group))
+	for _, c := range group {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err
+			continue
+		}
+		live = append(live, c)
 	}
-
-	r.appendShard(recorded)
-
-	if ar.Session.RoundsSinceExtraction >= r.cfg.EveryNRounds {
-		if err := r.d.Store.MarkExtractionDue(ctx, scope, sessionID, true); err != nil {
-			// The messages are recorded; the idle trigger or the next
-			// record call will mark the session again.
-			r.d.Logger.Warn("record: mark extraction due failed", "session_id", sessionID, "error", err)
-		} else {
-			res.SchedulerNotified = true
+	if len(live) == 0 {
+		return
+	}
+	ba, batched := r.d.Store.(imprint.BatchAppender)
+	if batched {
+		r.appendBatches(ba, live)
+	} else {
+		for _, c := range live {
+			c.ar, c.err = r.d.Store.AppendMessages(c.ctx, c.scope, c.sessionID, c.keep)
 		}
 	}
-	return res, nil
+
+	var recorded []imprint.Message
+	for _, c := range live {
+		if c.err != nil {
+			continue
+		}
+		c.inserted = make(map[string]bool, len(c.ar.Inserted))
+		for _, id := range c.ar.Inserted {
+			c.inserted[id] = true
+		}
+		for _, m := range c.keep {
+			if c.inserted[m.ID] {
+				recorded = append(recorded, m)
+			}
+		}
+	}
+	r.appendShard(recorded)
+
+	for _, c := range live {
+		if c.err != nil || len(c.ar.Inserted) == 0 || c.ar.Session.RoundsSinceExtraction < r.cfg.EveryNRounds {
+			continue
+		}
+		if batched {
+			// Marked in the append's transaction.
+			c.notified = c.ar.Session.ExtractionDue
+			continue
+		}
+		if err := r.d.Store.MarkExtractionDue(c.ctx, c.scope, c.sessionID, true); err != nil {
+			// The messages are recorded; the idle trigger or the next
+			// record call will mark the session again.
+			r.d.Logger.Warn("record: mark extraction due failed", "session_id", c.sessionID, "error", err)
+		} else {
+			c.notified = true
+		}
+	}
+}
+
+// appendBatches stores the calls in one AppendMessageBatches transaction.
+// When it fails and there was more than one call, each call is stored again
+// alone, with its own context, so that one call's failure (a cancelled
+// context, say) fails only that call.
+func (r *Recorder) appendBatches(ba imprint.BatchAppender, calls []*call) {
+	batch := func(c *call) imprint.MessageBatch {
+		return imprint.MessageBatch{Scope: c.scope, SessionID: c.sessionID, Messages: c.keep, MarkDueAt: r.cfg.EveryNRounds}
+	}
+	if len(calls) > 1 {
+		batches := make([]imprint.MessageBatch, len(calls))
+		for i, c := range calls {
+			batches[i] = batch(c)
+		}
+		ars, err := ba.AppendMessageBatches(calls[0].ctx, batches)
+		if err == nil && len(ars) == len(calls) {
+			for i, c := range calls {
+				c.ar = ars[i]
+			}
+			return
+		}
+		if err == nil {
+			err = fmt.Errorf("store returned %d results for %d batches", len(ars), len(calls))
+		}
+		r.d.Logger.Warn("record: group append failed; appending its calls one by one", "calls", len(calls), "error", err)
+	}
+	for _, c := range calls {
+		ars, err := ba.AppendMessageBatches(c.ctx, []imprint.MessageBatch{batch(c)})
+		if err == nil && len(ars) != 1 {
+			err = fmt.Errorf("store returned %d results for 1 batch", len(ars))
+		}
+		if err != nil {
+			c.err = err
+			continue
+		}
+		c.ar = ars[0]
+	}
 }
 
 // embed sets the vectors of msgs with one Embedder call. A failure leaves

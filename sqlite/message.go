@@ -49,6 +49,11 @@ var (
 		WHERE ` + scopeWhere("") + ` AND id = ?`)
 	sessionMarkDueSQL = wsql(`UPDATE sessions SET extraction_due = 1, updated_at = ?
 		WHERE ` + scopeWhere("") + ` AND id = ?`)
+	// sessionEnsureSQL and sessionGetSQL are ensureSession and getSession
+	// as prepared statements, for the append path.
+	sessionEnsureSQL = wsql(`INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, agent, id) DO NOTHING`)
+	sessionGetSQL = wsql(`SELECT ` + sessionCols + ` FROM sessions WHERE ` + scopeWhere("") + ` AND id = ?`)
 )
 
 // AppendMessages records msgs in one transaction, skipping ids already
@@ -105,7 +110,7 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 		}
 		defer a.close()
 		for _, b := range batches {
-			res, err := a.append(ctx, tx, b, now, &vecAdds)
+			res, err := a.append(ctx, b, now, &vecAdds)
 			if err != nil {
 				return nil, err
 			}
@@ -126,8 +131,8 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 // messageAppender holds the statements of message appends within one
 // write transaction.
 type messageAppender struct {
-	ins, upd, due *sql.Stmt
-	fts           *ftsWriter
+	ins, upd, due, ensure, get *sql.Stmt
+	fts                        *ftsWriter
 }
 
 func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppender, error) {
@@ -144,6 +149,14 @@ func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppen
 		a.close()
 		return nil, err
 	}
+	if a.ensure, err = db.stmt(ctx, tx, sessionEnsureSQL); err != nil {
+		a.close()
+		return nil, err
+	}
+	if a.get, err = db.stmt(ctx, tx, sessionGetSQL); err != nil {
+		a.close()
+		return nil, err
+	}
 	if a.fts, err = db.newFTSWriter(ctx, tx, "message"); err != nil {
 		a.close()
 		return nil, err
@@ -152,7 +165,7 @@ func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppen
 }
 
 func (a *messageAppender) close() {
-	for _, st := range []*sql.Stmt{a.ins, a.upd, a.due} {
+	for _, st := range []*sql.Stmt{a.ins, a.upd, a.due, a.ensure, a.get} {
 		if st != nil {
 			st.Close()
 		}
@@ -162,15 +175,15 @@ func (a *messageAppender) close() {
 	}
 }
 
-// append records one batch inside tx: the session is created when needed,
+// append records one batch inside the appender's transaction: the session is created when needed,
 // ids already recorded for the session (or earlier in the batch) are
 // duplicates, recorded user messages add to the round count, and the
 // session is marked due when b.MarkDueAt asks for it. Vectors to index
 // after the commit are added to vecAdds.
-func (a *messageAppender) append(ctx context.Context, tx *sql.Tx, b imprint.MessageBatch, now imprint.Time, vecAdds *[]messageVecAdd) (imprint.AppendResult, error) {
+func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, now imprint.Time, vecAdds *[]messageVecAdd) (imprint.AppendResult, error) {
 	var res imprint.AppendResult
 	scope, sessionID := b.Scope, b.SessionID
-	if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
+	if _, err := a.ensure.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, ts(now), ts(now)); err != nil {
 		return res, err
 	}
 	seen := make(map[string]bool, len(b.Messages))
@@ -223,7 +236,7 @@ func (a *messageAppender) append(ctx context.Context, tx *sql.Tx, b imprint.Mess
 			return res, err
 		}
 	}
-	s, err := getSession(ctx, tx, scope, sessionID)
+	s, err := scanSession(a.get.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...))
 	if err != nil {
 		return res, err
 	}

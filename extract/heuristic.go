@@ -288,12 +288,29 @@ func group(text string, m []int, g int) string {
 }
 
 func englishSentence(raw string, ts time.Time) (Candidate, bool) {
+	text, ok := englishClean(raw)
+	if !ok || !enMayMatch(text) {
+		return Candidate{}, false
+	}
+	return englishPatterns(text, ts)
+}
+
+// englishClean drops a sentence's opening fillers and trailing
+// punctuation and spells dropped g's out; false for fewer than three words
+// or a question.
+func englishClean(raw string) (string, bool) {
 	text := strings.TrimSpace(enFiller.ReplaceAllString(raw, ""))
 	text = enDroppedG.ReplaceAllString(text, "${1}ing")
 	text = strings.TrimRight(text, " .,:-–—")
 	if len(strings.Fields(text)) < 3 || enQuestionStart.MatchString(text) {
-		return Candidate{}, false
+		return "", false
 	}
+	return text, true
+}
+
+// englishPatterns runs the instruction, persona and episodic patterns on a
+// cleaned sentence.
+func englishPatterns(text string, ts time.Time) (Candidate, bool) {
 	if c, ok := englishInstruction(text); ok {
 		return c, true
 	}
@@ -301,6 +318,68 @@ func englishSentence(raw string, ts time.Time) (Candidate, bool) {
 		return c, true
 	}
 	return englishEpisodic(text, ts)
+}
+
+// enTriggers are the words one of which every unanchored English pattern
+// needs (as a whole ASCII word, any case): a first-person subject or
+// object, the listener of an instruction, or the noun of enIsPassion.
+var enTriggers = map[string]bool{"i": true, "we": true, "my": true, "me": true, "you": true, "assistant": true,
+	"passion": true, "favorite": true, "favourite": true}
+
+// enStarters are the first words the patterns anchored at the sentence's
+// start begin with (enFromNow, enAlways, enRemember, enDontEver,
+// enDontAgain, enBareStart).
+var enStarters = map[string]bool{"please": true, "from": true, "going": true, "moving": true, "henceforth": true, "in": true,
+	"for": true, "always": true, "never": true, "remember": true, "keep": true, "note": true, "don": true, "do": true,
+	"dont": true, "stop": true, "just": true, "went": true, "started": true, "finished": true, "got": true, "lost": true,
+	"joined": true, "visited": true, "attended": true, "bought": true, "moved": true, "quit": true, "signed": true,
+	"applied": true, "graduated": true, "completed": true, "launched": true, "opened": true, "adopted": true,
+	"booked": true, "began": true, "tried": true, "won": true, "spent": true}
+
+// enMayMatch is a cheap necessary condition for any English pattern to
+// match text: most sentences contain none of the words the patterns are
+// built on, and skip a dozen regular expression passes. It splits text at
+// the same ASCII word boundaries as the patterns' \b. Text with a
+// character that case-folds onto an ASCII letter (U+017F, U+212A) takes the
+// full path.
+func enMayMatch(text string) bool {
+	if strings.ContainsAny(text, "\u017f\u212a") {
+		return true
+	}
+	first := true
+	for i := 0; i < len(text); {
+		if !isASCIIWord(text[i]) {
+			i++
+			first = false
+			continue
+		}
+		j := i
+		for j < len(text) && isASCIIWord(text[j]) {
+			j++
+		}
+		w := text[i:j]
+		if len(w) <= len("henceforth") {
+			var buf [16]byte
+			lw := buf[:len(w)]
+			for k := 0; k < len(w); k++ {
+				c := w[k]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				lw[k] = c
+			}
+			if enTriggers[string(lw)] || (first && enStarters[string(lw)]) {
+				return true
+			}
+		}
+		first = false
+		i = j
+	}
+	return false
+}
+
+func isASCIIWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 func englishInstruction(text string) (Candidate, bool) {

@@ -280,6 +280,14 @@ func findClause(re *regexp.Regexp, text string, ok func(m []int) bool) int {
 	return -1
 }
 
+// findClauseIf is findClause when gate is true, else -1.
+func findClauseIf(gate bool, re *regexp.Regexp, text string, ok func(m []int) bool) int {
+	if !gate {
+		return -1
+	}
+	return findClause(re, text, ok)
+}
+
 func group(text string, m []int, g int) string {
 	if len(m) <= 2*g+1 || m[2*g] < 0 {
 		return ""
@@ -289,10 +297,14 @@ func group(text string, m []int, g int) string {
 
 func englishSentence(raw string, ts time.Time) (Candidate, bool) {
 	text, ok := englishClean(raw)
-	if !ok || !enMayMatch(text) {
+	if !ok {
 		return Candidate{}, false
 	}
-	return englishPatterns(text, ts)
+	w := newEnWords(text)
+	if !w.mayMatch() {
+		return Candidate{}, false
+	}
+	return englishPatterns(text, ts, w)
 }
 
 // englishClean drops a sentence's opening fillers and trailing
@@ -309,22 +321,33 @@ func englishClean(raw string) (string, bool) {
 }
 
 // englishPatterns runs the instruction, persona and episodic patterns on a
-// cleaned sentence.
-func englishPatterns(text string, ts time.Time) (Candidate, bool) {
+// cleaned sentence; w gates the patterns whose words text lacks.
+func englishPatterns(text string, ts time.Time, w enWords) (Candidate, bool) {
 	if c, ok := englishInstruction(text); ok {
 		return c, true
 	}
-	if c, ok := englishPersona(text); ok {
+	if c, ok := englishPersona(text, w); ok {
 		return c, true
 	}
-	return englishEpisodic(text, ts)
+	return englishEpisodic(text, ts, w)
+}
+
+// enWords are the lowercased ASCII words of a sentence, split where the
+// patterns' \b splits. A pattern that needs a word as a whole word (any
+// case) cannot match a sentence without it, so the patterns are only run
+// when has or hasAny says their words are there: most sentences lack most
+// of them, and each skipped pattern is a regular expression pass saved.
+type enWords struct {
+	// all makes every word present: no pattern is skipped.
+	all   bool
+	first string
+	set   map[string]bool
 }
 
 // enTriggers are the words one of which every unanchored English pattern
-// needs (as a whole ASCII word, any case): a first-person subject or
-// object, the listener of an instruction, or the noun of enIsPassion.
-var enTriggers = map[string]bool{"i": true, "we": true, "my": true, "me": true, "you": true, "assistant": true,
-	"passion": true, "favorite": true, "favourite": true}
+// needs: a first-person subject or object, the listener of an instruction,
+// or the noun of enIsPassion.
+var enTriggers = []string{"i", "we", "my", "me", "you", "assistant", "passion", "favorite", "favourite"}
 
 // enStarters are the first words the patterns anchored at the sentence's
 // start begin with (enFromNow, enAlways, enRemember, enDontEver,
@@ -336,50 +359,56 @@ var enStarters = map[string]bool{"please": true, "from": true, "going": true, "m
 	"applied": true, "graduated": true, "completed": true, "launched": true, "opened": true, "adopted": true,
 	"booked": true, "began": true, "tried": true, "won": true, "spent": true}
 
-// enMayMatch is a cheap necessary condition for any English pattern to
-// match text: most sentences contain none of the words the patterns are
-// built on, and skip a dozen regular expression passes. It splits text at
-// the same ASCII word boundaries as the patterns' \b. Text with a
-// character that case-folds onto an ASCII letter (U+017F, U+212A) takes the
-// full path.
-func enMayMatch(text string) bool {
+// newEnWords splits text into words. Text with a character that
+// case-folds onto an ASCII letter (U+017F, U+212A) gets every word, so it
+// takes the full path.
+func newEnWords(text string) enWords {
 	if strings.ContainsAny(text, "\u017f\u212a") {
-		return true
+		return enWords{all: true}
 	}
-	first := true
+	w := enWords{set: map[string]bool{}}
 	for i := 0; i < len(text); {
 		if !isASCIIWord(text[i]) {
 			i++
-			first = false
 			continue
 		}
 		j := i
 		for j < len(text) && isASCIIWord(text[j]) {
 			j++
 		}
-		w := text[i:j]
-		if len(w) <= len("henceforth") {
-			var buf [16]byte
-			lw := buf[:len(w)]
-			for k := 0; k < len(w); k++ {
-				c := w[k]
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				lw[k] = c
-			}
-			if enTriggers[string(lw)] || (first && enStarters[string(lw)]) {
-				return true
-			}
+		word := strings.ToLower(text[i:j])
+		if i == 0 {
+			w.first = word
 		}
-		first = false
+		w.set[word] = true
 		i = j
 	}
-	return false
+	return w
 }
 
 func isASCIIWord(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// has reports whether word (lowercase) is one of the sentence's words.
+func (w enWords) has(word string) bool { return w.all || w.set[word] }
+
+// hasAny reports whether any of words is one of the sentence's words.
+func (w enWords) hasAny(words ...string) bool {
+	if w.all {
+		return true
+	}
+	for _, word := range words {
+		if w.set[word] {
+			return true
+		}
+	}
+	return false
+}
+
+// mayMatch is a necessary condition for any English pattern to match.
+func (w enWords) mayMatch() bool {
+	return w.all || enStarters[w.first] || w.hasAny(enTriggers...)
 }
 
 func englishInstruction(text string) (Candidate, bool) {
@@ -435,7 +464,7 @@ func isFirstPersonSubject(s string) bool {
 	return false
 }
 
-func englishPersona(text string) (Candidate, bool) {
+func englishPersona(text string, w enWords) (Candidate, bool) {
 	persona := func(at, prio int) (Candidate, bool) {
 		return Candidate{
 			Content:   finishContent(thirdPerson(clauseFrom(text, at), false)),
@@ -444,62 +473,104 @@ func englishPersona(text string) (Candidate, bool) {
 			SceneName: HeuristicScenePersona,
 		}, true
 	}
-	if at := findClause(enHealth, text, nil); at >= 0 {
-		return persona(at, 80)
-	}
-	if at := findClause(enName, text, nil); at >= 0 {
-		return persona(at, 80)
-	}
-	if at := findClause(enPrefer, text, func(m []int) bool {
-		obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
-		if enPreferSkip[obj] {
-			return false
+	// Each pattern runs only when the sentence has the words it is built
+	// on (see enWords): "I" or "my" and one of its verbs or nouns.
+	subjI, subjMy := w.has("i"), w.has("my")
+	if subjI && w.hasAny("allergic", "lactose", "gluten", "diabetic", "celiac", "vegetarian", "vegan", "pregnant", "allergy", "eat") {
+		if at := findClause(enHealth, text, nil); at >= 0 {
+			return persona(at, 80)
 		}
-		// "I love that you ..." and friends are compliments.
-		return !strings.HasPrefix(obj, "you")
-	}); at >= 0 {
-		return persona(at, 70)
 	}
-	for _, re := range []*regexp.Regexp{enPassion, enFavorite, enWork, enPlace, enStatus, enFamily, enHaveFamily, enBirthday} {
-		if at := findClause(re, text, nil); at >= 0 {
+	if w.hasAny("name", "call") {
+		if at := findClause(enName, text, nil); at >= 0 {
+			return persona(at, 80)
+		}
+	}
+	if subjI && w.hasAny("prefer", "like", "love", "enjoy", "adore", "hate", "dislike", "detest", "stand", "live") {
+		if at := findClause(enPrefer, text, func(m []int) bool {
+			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
+			if enPreferSkip[obj] {
+				return false
+			}
+			// "I love that you ..." and friends are compliments.
+			return !strings.HasPrefix(obj, "you")
+		}); at >= 0 {
 			return persona(at, 70)
 		}
 	}
-	if at := findClause(enIdentity, text, func(m []int) bool { return !enIdentSkip[strings.ToLower(group(text, m, 1))] }); at >= 0 {
-		return persona(at, 70)
+	for _, p := range []struct {
+		re   *regexp.Regexp
+		gate bool
+	}{
+		{enPassion, subjI && w.hasAny("passionate", "into", "fan", "obsessed", "addicted", "crazy")},
+		{enFavorite, subjMy && w.hasAny("favorite", "favourite")},
+		{enWork, subjI && w.hasAny("work", "working")},
+		{enPlace, subjI && w.hasAny("live", "living", "lived", "moved", "grew", "from", "come", "born", "relocated", "based")},
+		{enStatus, subjI && w.hasAny("married", "engaged", "divorced", "widowed", "single", "retired", "mom", "mum", "dad",
+			"mother", "father", "parent", "grandparent")},
+		{enFamily, subjMy},
+		{enHaveFamily, subjI && w.hasAny("have", "got")},
+		{enBirthday, subjMy && w.has("birthday")},
+	} {
+		if !p.gate {
+			continue
+		}
+		if at := findClause(p.re, text, nil); at >= 0 {
+			return persona(at, 70)
+		}
 	}
-	if m := enIsPassion.FindStringIndex(text); m != nil {
-		return persona(0, 70)
+	if subjI && w.hasAny("a", "an") {
+		if at := findClause(enIdentity, text, func(m []int) bool { return !enIdentSkip[strings.ToLower(group(text, m, 1))] }); at >= 0 {
+			return persona(at, 70)
+		}
 	}
-	if at := findClause(enStudy, text, nil); at >= 0 {
-		return persona(at, 65)
+	if w.hasAny("passion", "favorite", "favourite") {
+		if m := enIsPassion.FindStringIndex(text); m != nil {
+			return persona(0, 70)
+		}
 	}
-	if at := findClause(enGoal, text, nil); at >= 0 {
-		return persona(at, 65)
+	if subjI && w.hasAny("study", "studying", "teach", "teaching", "major", "majoring") {
+		if at := findClause(enStudy, text, nil); at >= 0 {
+			return persona(at, 65)
+		}
 	}
-	if enHomePlace.MatchString(text) {
+	if subjMy && w.hasAny("dream", "goal", "aim", "ambition", "passion", "mission", "plan") {
+		if at := findClause(enGoal, text, nil); at >= 0 {
+			return persona(at, 65)
+		}
+	}
+	if subjMy && w.hasAny("home", "hometown", "homeland") && enHomePlace.MatchString(text) {
 		return persona(0, 65) // the whole sentence says what the place is
 	}
-	if m := enHelpsMe.FindStringSubmatch(text); m != nil {
-		subj := strings.ToLower(m[1])
-		ok := !enSubjSkip[firstWord(subj)]
-		for _, w := range strings.Fields(subj) {
-			if w == "you" || w == "your" || w == "ya" {
-				ok = false
+	if w.has("me") {
+		if m := enHelpsMe.FindStringSubmatch(text); m != nil {
+			subj := strings.ToLower(m[1])
+			ok := !enSubjSkip[firstWord(subj)]
+			for _, w := range strings.Fields(subj) {
+				if w == "you" || w == "your" || w == "ya" {
+					ok = false
+				}
+			}
+			if ok {
+				return persona(0, 60)
 			}
 		}
-		if ok {
-			return persona(0, 60)
-		}
 	}
-	if at := findClause(enBeenDoing, text, func(m []int) bool { return activityVerb(group(text, m, 1), group(text, m, 2)) }); at >= 0 {
-		return persona(at, 60)
+	if w.has("been") && w.hasAny("i", "we") {
+		if at := findClause(enBeenDoing, text, func(m []int) bool { return activityVerb(group(text, m, 1), group(text, m, 2)) }); at >= 0 {
+			return persona(at, 60)
+		}
 	}
 	return Candidate{}, false
 }
 
-func englishEpisodic(text string, ts time.Time) (Candidate, bool) {
-	timeExpr := enTime.FindString(text)
+func englishEpisodic(text string, ts time.Time, w enWords) (Candidate, bool) {
+	var timeExpr string
+	if w.hasAny("yesterday", "today", "tonight", "tomorrow", "this", "last", "next", "on", "other", "ago", "in",
+		"recently", "lately", "now") {
+		timeExpr = enTime.FindString(text)
+	}
+	subj := w.hasAny("i", "we")
 	episodic := func(clause string, future bool) (Candidate, bool) {
 		prio := 65
 		if timeExpr != "" {
@@ -529,12 +600,12 @@ func englishEpisodic(text string, ts time.Time) (Candidate, bool) {
 		return !enObjSkip[obj]
 	}
 	// Plans with a stated time: "I'm going to Paris next week", "tomorrow I have a test".
-	if timeExpr != "" && !enLifeEvent.MatchString(text) {
+	if timeExpr != "" && subj && !enLifeEvent.MatchString(text) {
 		if at := findClause(enFuture, text, nil); at >= 0 {
 			return episodic(thirdPerson(clauseFrom(text, at), false), true)
 		}
 	}
-	if at := findClause(enPast, text, func(m []int) bool {
+	if at := findClauseIf(subj, enPast, text, func(m []int) bool {
 		v := strings.ToLower(group(text, m, 1))
 		if m[3] < len(text) && text[m[3]] == '\'' {
 			return false // "won't", not "won"
@@ -543,10 +614,12 @@ func englishEpisodic(text string, ts time.Time) (Candidate, bool) {
 	}); at >= 0 {
 		return episodic(thirdPerson(clauseFrom(text, at), false), false)
 	}
-	if m := enBareStart.FindStringSubmatchIndex(text); m != nil && objOK(m, 2) {
-		return episodic(thirdPerson("User "+lowerFirst(text), false), false)
+	if w.all || enStarters[w.first] { // enBareStart is anchored at a starter
+		if m := enBareStart.FindStringSubmatchIndex(text); m != nil && objOK(m, 2) {
+			return episodic(thirdPerson("User "+lowerFirst(text), false), false)
+		}
 	}
-	if at := findClause(enDoing, text, func(m []int) bool {
+	if at := findClauseIf(subj && w.hasAny("m", "am", "re", "are"), enDoing, text, func(m []int) bool {
 		v := strings.ToLower(group(text, m, 1))
 		if v == "going" || v == "gonna" {
 			// "I'm going to a conference" is a plan; "I'm gonna make it" is not.

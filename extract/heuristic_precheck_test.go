@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
 )
@@ -57,16 +58,41 @@ func precheckTexts(tb testing.TB) []string {
 		"ſtop using jargon in replies again",
 		"\u212aeep in mind that the deadline is Friday.",
 		"Call me Sam from now on please.",
+		// One sentence for each gated pattern.
+		"I'm allergic to peanuts and shellfish.",
+		"My name is Jordan Lee.",
+		"I really love hiking in the mountains.",
+		"I can't live without coffee in the morning.",
+		"I'm a huge fan of jazz music.",
+		"My favorite band is Radiohead.",
+		"I work as a nurse in Boston.",
+		"I grew up in a small town.",
+		"I'm married and live with two cats.",
+		"My sister just moved to Ohio.",
+		"I have two dogs at home.",
+		"My birthday is in June.",
+		"I'm an engineer at a startup.",
+		"Painting is my passion these days.",
+		"I'm studying biology at college.",
+		"My goal is to run a marathon.",
+		"My hometown has great pizza.",
+		"Yoga helps me stay calm.",
+		"I've been learning Spanish lately.",
+		"I'm going to Paris next week.",
+		"We adopted a puppy last month.",
+		"Started a new job at the bank.",
+		"I'm painting the kitchen blue.",
 	)
 }
 
-// TestEnglishPrecheckChangesNothing runs every sentence of the shared test
-// data through the English patterns with and without the keyword
-// pre-check: the pre-check may only skip sentences no pattern matches.
-func TestEnglishPrecheckChangesNothing(t *testing.T) {
+// TestEnglishWordGatesChangeNothing runs every sentence of the shared test
+// data through the English patterns with the word gates (enWords) and
+// with every pattern run: the gates may only skip patterns that cannot
+// match, so both give the same memory.
+func TestEnglishWordGatesChangeNothing(t *testing.T) {
 	t.Parallel()
 	ts := time.Date(2024, 5, 8, 13, 56, 0, 0, time.UTC)
-	checked, skipped := 0, 0
+	checked, skipped, found := 0, 0, 0
 	for _, text := range precheckTexts(t) {
 		for _, s := range splitSentences(text) {
 			if s.question || hasCJK(s.text) {
@@ -77,19 +103,23 @@ func TestEnglishPrecheckChangesNothing(t *testing.T) {
 				continue
 			}
 			checked++
-			if enMayMatch(clean) {
-				continue
+			want, wantOK := englishPatterns(clean, ts, enWords{all: true})
+			got, gotOK := englishSentence(s.text, ts)
+			if !newEnWords(clean).mayMatch() {
+				skipped++
 			}
-			skipped++
-			if c, ok := englishPatterns(clean, ts); ok {
-				t.Errorf("pre-check skips %q, which yields %+v", clean, c)
+			if wantOK {
+				found++
+			}
+			if gotOK != wantOK || !cmp.Equal(got, want) {
+				t.Errorf("%q: with the gates %v %+v, without %v %+v", clean, gotOK, got, wantOK, want)
 			}
 		}
 	}
-	if checked < 1000 || skipped == 0 {
-		t.Fatalf("checked %d sentences, skipped %d: the test data did not exercise the pre-check", checked, skipped)
+	if checked < 1000 || skipped == 0 || found < 100 {
+		t.Fatalf("checked %d sentences, %d skipped, %d memories: the test data did not exercise the gates", checked, skipped, found)
 	}
-	t.Logf("%d sentences reach the patterns, the pre-check skips %d", checked, skipped)
+	t.Logf("%d sentences reach the patterns, %d skip them all, %d give a memory", checked, skipped, found)
 }
 
 // BenchmarkHeuristicTestdata runs Heuristic over every user message of the

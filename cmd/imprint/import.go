@@ -20,6 +20,7 @@ import (
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/record"
 )
 
 // importFormats are the values --format takes.
@@ -124,8 +125,11 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		}
 	}
 	var est *estimate
+	var rec *record.Recorder
 	if o.dryRun {
 		est = &estimate{cfg: a.Config}
+	} else if rec, err = a.l0Recorder(ctx); err != nil {
+		return err
 	}
 	bar := a.progress(len(sources))
 	var sessions []string
@@ -145,7 +149,7 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		for _, tr := range trs {
 			sum.Transcripts++
 			sum.Warnings = append(sum.Warnings, tr.Warnings...)
-			if err := a.importTranscript(ctx, st, capRunner, tr, sum, est); err != nil {
+			if err := a.importTranscript(ctx, st, rec, capRunner, tr, sum, est); err != nil {
 				return err
 			}
 			if !seen[tr.SessionID] {
@@ -184,9 +188,10 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	return nil
 }
 
-// importTranscript records the transcript's messages and captures its new
-// or grown episodes (or, in a dry run, only counts them).
-func (a *App) importTranscript(ctx context.Context, st imprint.Store, capRunner *capture.Runner, tr importer.Transcript, sum *importSummary, est *estimate) error {
+// importTranscript records the transcript's messages with rec and captures
+// its new or grown episodes (or, in a dry run, only counts them; rec is nil
+// then).
+func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *record.Recorder, capRunner *capture.Runner, tr importer.Transcript, sum *importSummary, est *estimate) error {
 	scope := a.Scope()
 	if est != nil {
 		n, err := est.messages(ctx, st, scope, tr)
@@ -196,10 +201,6 @@ func (a *App) importTranscript(ctx context.Context, st imprint.Store, capRunner 
 		sum.MessagesRecorded += n
 		sum.MessagesSkipped += len(tr.Messages) - n
 	} else if len(tr.Messages) > 0 {
-		rec, err := a.l0Recorder(ctx)
-		if err != nil {
-			return err
-		}
 		res, err := rec.Record(ctx, scope, tr.SessionID, tr.Messages)
 		if err != nil {
 			return fmt.Errorf("record %s: %w", tr.SessionID, err)

@@ -3,9 +3,9 @@ package capture
 import (
 	"encoding/json"
 	"log/slog"
-	"sync"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/eventbus"
 )
 
 // Kinds of capture events.
@@ -70,17 +70,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // AnyKind). A subscriber that panics is logged and skipped. The zero Bus is
 // ready to use and safe for concurrent use.
 type Bus struct {
-	mu     sync.RWMutex
-	nextID int
-	subs   []busSub
+	core eventbus.Bus[Event]
 	// Logger receives listener failures; nil logs nothing.
 	Logger *slog.Logger
-}
-
-type busSub struct {
-	id   int
-	kind string
-	fn   func(Event)
 }
 
 // NewBus returns an empty capture bus that logs listener failures to logger
@@ -90,24 +82,7 @@ func NewBus(logger *slog.Logger) *Bus { return &Bus{Logger: logger} }
 // Subscribe registers fn for events of kind (AnyKind for all) and returns a
 // function that removes it; calling it again is harmless.
 func (b *Bus) Subscribe(kind string, fn func(Event)) (unsubscribe func()) {
-	b.mu.Lock()
-	b.nextID++
-	id := b.nextID
-	b.subs = append(b.subs, busSub{id: id, kind: kind, fn: fn})
-	b.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			for i, s := range b.subs {
-				if s.id == id {
-					b.subs = append(b.subs[:i:i], b.subs[i+1:]...)
-					return
-				}
-			}
-		})
-	}
+	return b.core.Subscribe(kind, fn)
 }
 
 // Publish delivers e to the subscribers of e.Kind and of AnyKind before it
@@ -116,41 +91,13 @@ func (b *Bus) Publish(e Event) {
 	if b == nil {
 		return
 	}
-	b.mu.RLock()
-	var targeted, wildcard []func(Event)
-	for _, s := range b.subs {
-		switch s.kind {
-		case e.Kind:
-			targeted = append(targeted, s.fn)
-		case AnyKind:
-			wildcard = append(wildcard, s.fn)
+	b.core.Publish(e.Kind, AnyKind, e, func(r any) {
+		if b.Logger != nil {
+			b.Logger.Error("capture event listener failed", "channel", chanCapture, "kind", e.Kind, "episode_id", e.EpisodeID, "panic", r)
 		}
-	}
-	b.mu.RUnlock()
-	for _, fn := range append(targeted, wildcard...) {
-		b.deliver(fn, e)
-	}
+	})
 }
 
 // SubscriberCount returns how many subscribers receive events of kind
 // (those of the kind plus those of AnyKind); kind "" counts all.
-func (b *Bus) SubscriberCount(kind string) int {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	n := 0
-	for _, s := range b.subs {
-		if kind == "" || s.kind == kind || s.kind == AnyKind {
-			n++
-		}
-	}
-	return n
-}
-
-func (b *Bus) deliver(fn func(Event), e Event) {
-	defer func() {
-		if r := recover(); r != nil && b.Logger != nil {
-			b.Logger.Error("capture event listener failed", "channel", chanCapture, "kind", e.Kind, "episode_id", e.EpisodeID, "panic", r)
-		}
-	}()
-	fn(e)
-}
+func (b *Bus) SubscriberCount(kind string) int { return b.core.SubscriberCount(kind, AnyKind) }

@@ -121,28 +121,7 @@ func parseClaudeCode(r io.Reader, file string, subagentFile bool) (*ccSession, e
 	}
 	var recs []*ccRecord
 	var nodes []chainNode // every line with a uuid, for the branch walk
-	nonEmpty, objects := 0, 0
-	err := eachLine(r, func(n int, raw []byte, tooLong bool) {
-		if tooLong {
-			nonEmpty++
-			warn(n, "line longer than %d bytes skipped", maxLineBytes)
-			return
-		}
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			return
-		}
-		nonEmpty++
-		if raw[0] != '{' {
-			warn(n, "not a JSON object")
-			return
-		}
-		var l ccLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			warn(n, "malformed line: %v", err)
-			return
-		}
-		objects++
+	nonEmpty, objects, err := eachJSONObject(r, warn, func(n int, l *ccLine) {
 		side := l.IsSidechain || subagentFile
 		parent := l.ParentUUID
 		if parent == "" {
@@ -159,7 +138,7 @@ func parseClaudeCode(r io.Reader, file string, subagentFile bool) (*ccSession, e
 			}
 			return
 		}
-		rec, msg := ccParseRecord(l, n)
+		rec, msg := ccParseRecord(*l, n)
 		if msg != "" {
 			warn(n, "%s", msg)
 			return

@@ -281,6 +281,38 @@ func eachLine(r io.Reader, fn func(n int, line []byte, tooLong bool)) error {
 	}
 }
 
+// eachJSONObject decodes every non-blank line of r into a fresh T and calls
+// fn with it. A line too long, not starting with '{' or not valid JSON is
+// reported to warn and skipped. It returns how many lines were not blank
+// and how many were decoded, so callers can reject input with no JSON
+// object line at all.
+func eachJSONObject[T any](r io.Reader, warn func(line int, format string, args ...any), fn func(n int, v *T)) (nonEmpty, objects int, err error) {
+	err = eachLine(r, func(n int, raw []byte, tooLong bool) {
+		if tooLong {
+			nonEmpty++
+			warn(n, "line longer than %d bytes skipped", maxLineBytes)
+			return
+		}
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			return
+		}
+		nonEmpty++
+		if raw[0] != '{' {
+			warn(n, "not a JSON object")
+			return
+		}
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			warn(n, "malformed line: %v", err)
+			return
+		}
+		objects++
+		fn(n, &v)
+	})
+	return nonEmpty, objects, err
+}
+
 var errLineTooLong = errors.New("line too long")
 
 // readLine reads one line; a line over maxLineBytes is consumed and returned

@@ -74,29 +74,8 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 	var nodes []chainNode
 	sessionID := ""
 	linked := false
-	nonEmpty, objects := 0, 0
 	unknownRoles := map[string][]int{}
-	err := eachLine(r, func(n int, raw []byte, tooLong bool) {
-		if tooLong {
-			nonEmpty++
-			warn(n, "line longer than %d bytes skipped", maxLineBytes)
-			return
-		}
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			return
-		}
-		nonEmpty++
-		if raw[0] != '{' {
-			warn(n, "not a JSON object")
-			return
-		}
-		var e ocEntry
-		if err := json.Unmarshal(raw, &e); err != nil {
-			warn(n, "malformed line: %v", err)
-			return
-		}
-		objects++
+	nonEmpty, objects, err := eachJSONObject(r, warn, func(n int, e *ocEntry) {
 		if e.ParentID != "" {
 			linked = true
 		}
@@ -187,18 +166,7 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 		}
 		switch rec.msg.Role {
 		case "user":
-			var parts []string
-			if rec.text != "" {
-				parts = append(parts, rec.text)
-			}
-			for _, bl := range rec.blocks {
-				switch bl.Type {
-				case "text":
-					parts = append(parts, bl.Text)
-				case "image":
-					parts = append(parts, "[image]")
-				}
-			}
+			parts := ocParts(rec)
 			b.user(key, joinText(parts), rec.ts)
 		case "assistant":
 			var texts, thinking []string
@@ -221,18 +189,7 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 				b.call(c.ID, c.Name, toolInput(c.Arguments), rec.ts)
 			}
 		case "toolResult":
-			var parts []string
-			if rec.text != "" {
-				parts = append(parts, rec.text)
-			}
-			for _, bl := range rec.blocks {
-				switch bl.Type {
-				case "text":
-					parts = append(parts, bl.Text)
-				case "image":
-					parts = append(parts, "[image]")
-				}
-			}
+			parts := ocParts(rec)
 			out := strings.Join(parts, "\n")
 			errText := ""
 			if rec.msg.IsError {
@@ -281,4 +238,22 @@ func ocContent(rec *ocRecord) string {
 		return rec.msg.Role + " message: content is neither text nor a list of blocks"
 	}
 	return ""
+}
+
+// ocParts returns the text of a user or tool-result record: its plain text,
+// then its text blocks, with "[image]" standing for each image block.
+func ocParts(rec *ocRecord) []string {
+	var parts []string
+	if rec.text != "" {
+		parts = append(parts, rec.text)
+	}
+	for _, bl := range rec.blocks {
+		switch bl.Type {
+		case "text":
+			parts = append(parts, bl.Text)
+		case "image":
+			parts = append(parts, "[image]")
+		}
+	}
+	return parts
 }

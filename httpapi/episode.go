@@ -58,11 +58,7 @@ func (s *Server) postEpisode(w http.ResponseWriter, r *http.Request) error {
 
 // getEpisode → the episode.
 func (s *Server) getEpisode(w http.ResponseWriter, r *http.Request) error {
-	scope, err := queryScope(r)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "episode")
+	scope, id, err := scopedGet(r, "episode")
 	if err != nil {
 		return err
 	}
@@ -81,11 +77,7 @@ type tracesBody struct {
 // getEpisodeTraces → {"traces"} of one episode in step order; 404 when the
 // episode is not in scope.
 func (s *Server) getEpisodeTraces(w http.ResponseWriter, r *http.Request) error {
-	scope, err := queryScope(r)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "episode")
+	scope, id, err := scopedGet(r, "episode")
 	if err != nil {
 		return err
 	}
@@ -125,11 +117,7 @@ func (s *Server) getTraces(w http.ResponseWriter, r *http.Request) error {
 
 // getTrace → the trace.
 func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) error {
-	scope, err := queryScope(r)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "trace")
+	scope, id, err := scopedGet(r, "trace")
 	if err != nil {
 		return err
 	}

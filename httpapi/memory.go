@@ -49,11 +49,7 @@ func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
 
 // getMemory → the memory with "history".
 func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
-	scope, err := queryScope(r)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "memory")
+	scope, id, err := scopedGet(r, "memory")
 	if err != nil {
 		return err
 	}

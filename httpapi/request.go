@@ -169,6 +169,39 @@ func boolParam(q url.Values, key string) (bool, error) {
 	return b, nil
 }
 
+// scopedGet reads what a GET of one resource starts with: the scope from
+// the query, then the {id} path value (what names the resource in errors).
+func scopedGet(r *http.Request, what string) (imprint.Scope, string, error) {
+	scope, err := queryScope(r)
+	if err != nil {
+		return imprint.Scope{}, "", err
+	}
+	id, err := pathID(r, what)
+	if err != nil {
+		return imprint.Scope{}, "", err
+	}
+	return scope, id, nil
+}
+
+// sessionCall reads what a POST /v1/sessions/{id}/… call starts with: the
+// session id from the path, then the JSON object body (an empty body
+// allowed when optional), then the scope from body and query.
+func (s *Server) sessionCall(w http.ResponseWriter, r *http.Request, optional bool) (string, map[string]json.RawMessage, imprint.Scope, error) {
+	id, err := pathID(r, "session")
+	if err != nil {
+		return "", nil, imprint.Scope{}, err
+	}
+	_, fields, err := s.readObject(w, r, optional)
+	if err != nil {
+		return "", nil, imprint.Scope{}, err
+	}
+	scope, err := scopeOf(fields, r.URL.Query())
+	if err != nil {
+		return "", nil, imprint.Scope{}, err
+	}
+	return id, fields, scope, nil
+}
+
 // pathID reads the {id} path value.
 func pathID(r *http.Request, what string) (string, error) {
 	id := strings.TrimSpace(r.PathValue("id"))

@@ -45,15 +45,7 @@ var (
 // postTurns appends {"scope", "turns"} to the session's open episode →
 // 200 {"episode_id", "turn_count"}.
 func (s *Server) postTurns(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "session")
-	if err != nil {
-		return err
-	}
-	_, fields, err := s.readObject(w, r, false)
-	if err != nil {
-		return err
-	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	id, fields, scope, err := s.sessionCall(w, r, false)
 	if err != nil {
 		return err
 	}
@@ -84,15 +76,7 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request) error {
 // postFinalize closes the open episode {"closed_by"} and enqueues its
 // capture → 202 {"episode_id"}; 404 when the session has none open.
 func (s *Server) postFinalize(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "session")
-	if err != nil {
-		return err
-	}
-	_, fields, err := s.readObject(w, r, true)
-	if err != nil {
-		return err
-	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	id, fields, scope, err := s.sessionCall(w, r, true)
 	if err != nil {
 		return err
 	}
@@ -123,15 +107,7 @@ func (s *Server) postFinalize(w http.ResponseWriter, r *http.Request) error {
 // postEnd finalizes the open episode and forces extraction of the pending
 // messages → 202 {"episode_id": id|null, "pending_messages"}.
 func (s *Server) postEnd(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "session")
-	if err != nil {
-		return err
-	}
-	_, fields, err := s.readObject(w, r, true)
-	if err != nil {
-		return err
-	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	id, _, scope, err := s.sessionCall(w, r, true)
 	if err != nil {
 		return err
 	}
@@ -151,15 +127,7 @@ func (s *Server) postEnd(w http.ResponseWriter, r *http.Request) error {
 // 202 {"session_id", "pending_messages"}; 404 when the session is not in
 // scope. It is what `imprint extract --server` calls.
 func (s *Server) postExtract(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "session")
-	if err != nil {
-		return err
-	}
-	_, fields, err := s.readObject(w, r, true)
-	if err != nil {
-		return err
-	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	id, _, scope, err := s.sessionCall(w, r, true)
 	if err != nil {
 		return err
 	}

@@ -76,14 +76,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w: %v", method, path, imprint.ErrUnavailable, err)
 	}
@@ -364,14 +357,7 @@ func (c *Client) Events(ctx context.Context, scope imprint.Scope, fn func(Event)
 		return imprint.Invalidf("server URL %q: %v", c.BaseURL, err)
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.send(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -419,4 +405,17 @@ func (c *Client) Events(ctx context.Context, scope imprint.Scope, fn func(Event)
 		return fmt.Errorf("read events: %w: %v", imprint.ErrUnavailable, err)
 	}
 	return nil
+}
+
+// send adds the bearer token, if any, to req and sends it with c.HTTP
+// (http.DefaultClient when nil).
+func (c *Client) send(req *http.Request) (*http.Response, error) {
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return hc.Do(req)
 }

@@ -166,8 +166,7 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 		}
 		switch rec.msg.Role {
 		case "user":
-			parts := ocParts(rec)
-			b.user(key, joinText(parts), rec.ts)
+			b.user(key, joinText(ocParts(rec)), rec.ts)
 		case "assistant":
 			var texts, thinking []string
 			var calls []ocBlock

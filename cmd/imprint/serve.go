@@ -153,9 +153,15 @@ func (a *App) serve(ctx context.Context) error {
 		return err
 	}
 
-	// As many workers as LLM calls may run at once: jobs mostly wait on
-	// the LLM.
-	sched := schedule.New(svc, schedule.Config{Workers: max(2, cfg.LLM.Concurrency)}, a.Logger)
+	// With an LLM, as many workers as LLM calls may run at once: jobs
+	// mostly wait on the LLM. Without one, jobs are CPU work (heuristic
+	// extraction, embedding), so one worker leaves the other core to the
+	// requests agents are waiting on.
+	workers := max(2, cfg.LLM.Concurrency)
+	if m, err := a.LLM(); err == nil && m == nil {
+		workers = 1
+	}
+	sched := schedule.New(svc, schedule.Config{Workers: workers}, a.Logger)
 	bus := session.NewBus(a.Logger)
 	emb, err := a.Embedder()
 	if err != nil {

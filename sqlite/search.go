@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math"
 	"sort"
 	"strings"
 
@@ -92,12 +93,26 @@ type scored struct {
 	rid int64
 }
 
-// searchIndex returns up to want hits of one index, best first. It ranks
-// inside FTS first and reads the rows of only the best candidates; when the
-// scope, session or exclusion filters leave too few, it widens the
-// candidate window (4x per round) until the index has no more matches.
-// Common words then cost one bm25 pass instead of a row lookup per match.
-func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, want int) ([]scored, error) {
+// readHits reads hits with a trailing bm25 column, reporting -bm25 as the
+// score.
+func readHits(kind imprint.Kind, rows *sql.Rows) ([]scored, error) {
+	defer rows.Close()
+	var out []scored
+	for rows.Next() {
+		var bm float64
+		rid, h, err := scanHit(kind, rows, &bm)
+		if err != nil {
+			return nil, err
+		}
+		h.Score = -bm
+		out = append(out, scored{hit: h, rid: rid})
+	}
+	return out, rows.Err()
+}
+
+// hitFilter is the condition on the hit table x (scope, liveness, session,
+// exclusions) and its arguments.
+func hitFilter(q imprint.TextQuery, src hitSource) (string, []any) {
 	filter := scopeWhere("x") + src.live
 	fargs := scopeArgs(q.Scope)
 	if q.SessionID != "" {
@@ -110,6 +125,24 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 			fargs = append(fargs, id)
 		}
 	}
+	return filter, fargs
+}
+
+// searchIndex returns up to want hits of one index, best first. It ranks
+// inside FTS first and reads the rows of only the best candidates; when the
+// scope, session or exclusion filters leave too few, it widens the
+// candidate window (4x per round) until the index has no more matches.
+// Common words then cost one bm25 pass instead of a row lookup per match.
+// With prune, a word-index query mixing rare and common terms first tries
+// searchPruned, which gives the same hits without scoring every row.
+func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, terms []string, want int, prune bool) ([]scored, error) {
+	filter, fargs := hitFilter(q, src)
+	if prune && len(terms) > 1 {
+		out, ok, err := db.searchPruned(ctx, q, src, table, expr, terms, filter, fargs, want)
+		if err != nil || ok {
+			return out, err
+		}
+	}
 	for window := max(4*want, 64); ; window *= 4 {
 		query := `SELECT ` + src.cols + `, f.score FROM (SELECT rowid AS rid, bm25(` + table + `) AS score
 			FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY score LIMIT ?) f
@@ -118,19 +151,7 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 		if err != nil {
 			return nil, err
 		}
-		var out []scored
-		for rows.Next() {
-			var bm float64
-			rid, h, err := scanHit(q.Kind, rows, &bm)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			h.Score = -bm
-			out = append(out, scored{hit: h, rid: rid})
-		}
-		err = rows.Err()
-		rows.Close()
+		out, err := readHits(q.Kind, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -148,12 +169,133 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 	}
 }
 
+// commonTermRows is the number of matching rows above which a term is
+// common for searchPruned.
+const commonTermRows = 2000
+
+// bm25K1 is the k1 constant of FTS5's bm25 function.
+const bm25K1 = 1.2
+
+// searchPruned is exact top-k pruning of a word-index query whose terms mix
+// rare and common ones. bm25 costs about a microsecond per matching row, so
+// one common term makes the plain query score thousands of rows. Every row
+// holding a rare term is a candidate; the candidates are scored with the
+// full query (a NOT clause keeps only them, and its phrases never match a
+// returned row, so they add exactly zero: the scores are those of the plain
+// query) and filtered like the plain query. A row holding only common terms
+// scores at most the sum over the common terms of idf*(k1+1). When the
+// want-th candidate beats that bound, the candidates' top want are exactly
+// the plain query's; otherwise ok is false and the caller runs the plain
+// query. All reads share one snapshot, so counts and scores agree.
+func (db *DB) searchPruned(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, terms []string,
+	filter string, fargs []any, want int) (out []scored, ok bool, err error) {
+	tx, err := db.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	defer tx.Rollback()
+	count := func(term string, limit int) (int, error) {
+		var n int
+		if limit <= 0 {
+			err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table+` WHERE `+table+` MATCH ?`, term).Scan(&n)
+			return n, err
+		}
+		err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+
+			` MATCH ? LIMIT ?)`, term, limit).Scan(&n)
+		return n, err
+	}
+	var rare, common []string
+	for _, t := range terms {
+		n, err := count(t, commonTermRows+1)
+		if err != nil {
+			return nil, false, err
+		}
+		if n > commonTermRows {
+			common = append(common, t)
+		} else {
+			rare = append(rare, t)
+		}
+	}
+	if len(rare) == 0 || len(common) == 0 {
+		return nil, false, nil
+	}
+	match := `(` + expr + `) NOT ((` + strings.Join(common, " OR ") + `) NOT (` + strings.Join(rare, " OR ") + `))`
+	rows, err := tx.QueryContext(ctx, `SELECT `+src.cols+`, f.score FROM (SELECT rowid AS rid, bm25(`+table+`) AS score
+		FROM `+table+` WHERE `+table+` MATCH ?) f CROSS JOIN `+src.table+` x ON x.`+src.key+` = f.rid
+		WHERE `+filter+` ORDER BY f.score LIMIT ?`, append(append([]any{match}, fargs...), want)...)
+	if err != nil {
+		return nil, false, err
+	}
+	if out, err = readHits(q.Kind, rows); err != nil || len(out) < want {
+		return nil, false, err
+	}
+	var avg []byte
+	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+table+`_data WHERE id = 1`).Scan(&avg); err != nil {
+		return nil, false, err
+	}
+	total, n := uvarint(avg)
+	if n == 0 {
+		return nil, false, nil
+	}
+	// A lower bound of a term's row count bounds its idf from above: try
+	// the counts known so far before counting the common terms exactly.
+	worst := out[want-1].hit.Score
+	beats := func(counts func(string) (int, error)) (bool, error) {
+		var bound float64
+		for _, t := range common {
+			c, err := counts(t)
+			if err != nil {
+				return false, err
+			}
+			bound += bm25IDF(int64(total), int64(c)) * (bm25K1 + 1)
+		}
+		return worst > bound+1e-9*(1+bound), nil
+	}
+	if ok, err := beats(func(string) (int, error) { return commonTermRows + 1, nil }); err != nil || ok {
+		return out, ok, err
+	}
+	if ok, err := beats(func(t string) (int, error) { return count(t, 0) }); err != nil || ok {
+		return out, ok, err
+	}
+	return nil, false, nil
+}
+
+// bm25IDF is FTS5's idf of a phrase matching hits of total rows.
+func bm25IDF(total, hits int64) float64 {
+	idf := math.Log((float64(total-hits) + 0.5) / (float64(hits) + 0.5))
+	if idf <= 0 {
+		idf = 1e-6
+	}
+	return idf
+}
+
+// uvarint decodes an SQLite varint (big-endian, 7 bits a byte, the ninth
+// byte whole), returning the value and its length, 0 when b is too short.
+func uvarint(b []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < 8 && i < len(b); i++ {
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	if len(b) < 9 {
+		return 0, 0
+	}
+	return v<<8 | uint64(b[8]), 9
+}
+
 // SearchText finds records of q.Kind matching any term of q.Text within the
 // scope, ranked by BM25 (reported as -bm25, higher is better), best first.
 // Hits of the word and trigram indexes are merged by summing scores. A
 // query with no usable term returns no hits. ErrInvalid for an empty scope
 // or unknown kind.
 func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hit, error) {
+	return db.searchText(ctx, q, true)
+}
+
+// searchText is SearchText; prune false always runs the plain bm25 query.
+func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) ([]imprint.Hit, error) {
 	if err := validScope(q.Scope); err != nil {
 		return nil, err
 	}
@@ -167,13 +309,18 @@ func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hi
 		return []imprint.Hit{}, nil
 	}
 	merged := map[int64]*scored{}
-	for _, part := range []struct{ table, expr string }{
-		{string(q.Kind) + "_fts", fq.trigram}, {string(q.Kind) + "_words", fq.words},
+	for _, part := range []struct {
+		table, expr string
+		terms       []string
+	}{
+		// The quoted terms of words hold no space, so splitting on the
+		// operator gives them back.
+		{string(q.Kind) + "_fts", fq.trigram, nil}, {string(q.Kind) + "_words", fq.words, strings.Split(fq.words, " OR ")},
 	} {
 		if part.expr == "" {
 			continue
 		}
-		hits, err := db.searchIndex(ctx, q, src, part.table, part.expr, 2*limit)
+		hits, err := db.searchIndex(ctx, q, src, part.table, part.expr, part.terms, 2*limit, prune)
 		if err != nil {
 			return nil, dbErr("search text", err)
 		}

@@ -1,0 +1,148 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// TestSearchTextPruned checks, on real text, that SearchText with top-k
+// pruning returns the same hits in the same order as the plain bm25 query,
+// for hundreds of 1-4-term queries mixing rare, middling (rare enough to be
+// candidates, common enough to lose to common-only rows) and common words,
+// with session, exclusion and scope filters.
+func TestSearchTextPruned(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "imprint.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	texts := realTexts(t)
+	const rows, batch = 12_000, 1000
+	other := imprint.Scope{Tenant: "bench", User: "other", Agent: "bench"}
+	df := map[string]int{}
+	for lo := 0; lo < rows; lo += batch {
+		msgs := make([]imprint.Message, 0, batch)
+		for i := lo; i < lo+batch; i++ {
+			text := benchText(texts, i)
+			msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("m%d", i), Role: imprint.RoleUser, Content: text})
+			seen := map[string]bool{}
+			for _, tok := range tokenize(strings.ToLower(text)) {
+				if !tok.cjk && len(tok.text) >= 2 && !seen[tok.text] {
+					seen[tok.text] = true
+					df[tok.text]++
+				}
+			}
+		}
+		scope := benchScope
+		if lo >= rows-2*batch {
+			scope = other // rows the scope filter must drop
+		}
+		if _, err := db.AppendMessages(ctx, scope, fmt.Sprintf("s%d", lo/batch), msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rare, mid, common []string
+	for w, n := range df {
+		switch {
+		case n <= 40:
+			rare = append(rare, w)
+		case n >= 400 && n <= 2000:
+			mid = append(mid, w)
+		case n >= 2500:
+			common = append(common, w)
+		}
+	}
+	for _, ws := range [][]string{rare, mid, common} {
+		sort.Strings(ws)
+	}
+	if len(common) < 5 || len(rare) < 100 {
+		t.Fatalf("%d common and %d rare words in the fixture", len(common), len(rare))
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	pick := func() string {
+		switch x := r.IntN(10); {
+		case x < 3:
+			return rare[r.IntN(len(rare))]
+		case x < 6:
+			return mid[r.IntN(len(mid))]
+		default:
+			return common[r.IntN(len(common))]
+		}
+	}
+	pruned, compared := 0, 0
+	for i := range 400 {
+		terms := make([]string, 1+r.IntN(4))
+		for j := range terms {
+			terms[j] = pick()
+		}
+		q := imprint.TextQuery{Scope: benchScope, Kind: imprint.KindMessage, Text: strings.Join(terms, " "),
+			Limit: []int{1, 5, 10, 30}[i%4]}
+		switch i % 5 {
+		case 1:
+			q.SessionID = fmt.Sprintf("s%d", r.IntN(rows/batch))
+		case 2:
+			plain, err := db.searchText(ctx, q, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < len(plain); k += 2 {
+				q.ExcludeIDs = append(q.ExcludeIDs, plain[k].ID)
+			}
+		}
+		want, err := db.searchText(ctx, q, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.SearchText(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compared++
+		if diff := hitDiff(got, want); diff != "" {
+			t.Errorf("query %q (limit %d, session %q, %d excluded): %s", q.Text, q.Limit, q.SessionID, len(q.ExcludeIDs), diff)
+		}
+		src, _ := sourceOf(q.Kind)
+		filter, fargs := hitFilter(q, src)
+		fq := buildQuery(q.Text)
+		if _, ok, err := db.searchPruned(ctx, q, src, "message_words", fq.words, strings.Split(fq.words, " OR "),
+			filter, fargs, 2*clampLimit(q.Limit)); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			pruned++
+		}
+	}
+	// The comparison only means something if pruning answered many queries.
+	if pruned < compared/5 {
+		t.Errorf("pruning answered %d of %d queries, want at least a fifth", pruned, compared)
+	}
+	t.Logf("pruning answered %d of %d queries", pruned, compared)
+}
+
+// hitDiff describes how got differs from want: the same scores (to float
+// rounding) and the same ids in the same order, except that rows tied with
+// the last score may differ (the plain query cuts ties arbitrarily).
+func hitDiff(got, want []imprint.Hit) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d hits, want %d", len(got), len(want))
+	}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for i := range got {
+		if !same(got[i].Score, want[i].Score) {
+			return fmt.Sprintf("hit %d scores %v, want %v", i, got[i].Score, want[i].Score)
+		}
+		if got[i].ID != want[i].ID && !same(want[i].Score, want[len(want)-1].Score) {
+			return fmt.Sprintf("hit %d is %s, want %s", i, got[i].ID, want[i].ID)
+		}
+	}
+	return ""
+}

@@ -170,8 +170,11 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 }
 
 // commonTermRows is the number of matching rows above which a term is
-// common for searchPruned.
-const commonTermRows = 2000
+// common for searchPruned. Measured on 100k rows of real text: at 5,000
+// the uncommon-word p95 was 4.1 ms, at 2,000 5.2 ms, at 1,200 6.7 ms and
+// at 500 8.6 ms — scoring a few thousand rare-term rows exactly is cheaper
+// than pruning with a looser bound.
+const commonTermRows = 5000
 
 // bm25K1 is the k1 constant of FTS5's bm25 function.
 const bm25K1 = 1.2

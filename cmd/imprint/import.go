@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -97,7 +98,7 @@ type importSource struct {
 }
 
 func (a *App) runImport(ctx context.Context, o importOptions, paths []string) error {
-	if !contains(importFormats, o.format) {
+	if !slices.Contains(importFormats, o.format) {
 		return imprint.Invalidf("--format %q: want one of %s", o.format, strings.Join(importFormats, ", "))
 	}
 	loc, err := time.LoadLocation(o.tz)
@@ -449,14 +450,6 @@ func readSource(src importSource, loc *time.Location) ([]importer.Transcript, []
 	return trs, nil, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
 
 // importBar shows progress on stderr when it is a terminal; otherwise all
 // its methods do nothing.

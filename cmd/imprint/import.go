@@ -450,7 +450,6 @@ func readSource(src importSource, loc *time.Location) ([]importer.Transcript, []
 	return trs, nil, nil
 }
 
-
 // importBar shows progress on stderr when it is a terminal; otherwise all
 // its methods do nothing.
 type importBar struct {

@@ -481,6 +481,9 @@ func runCrashSession(ctx context.Context, c *workloadClient, s int) error {
 		if status != http.StatusAccepted && status != http.StatusNotFound && status != http.StatusConflict {
 			return fmt.Errorf("session %s episode %d finalize: %d %s", sid, e, status, out)
 		}
+		// Paced like an agent between requests, so the workload spans the
+		// kills however fast the server answers.
+		time.Sleep(time.Duration(40+rand.IntN(40)) * time.Millisecond)
 	}
 	status, out, err := c.post(ctx, "/v1/sessions/"+sid+"/end", map[string]any{})
 	if err != nil {
@@ -622,7 +625,13 @@ func (r *crashRun) run(ctx context.Context) (snapshot, error) {
 				time.Sleep(5 * time.Millisecond)
 			}
 		} else {
+			// A random point of the writes: after a random pause, the
+			// first moment a write request is in flight.
 			time.Sleep(time.Duration(50+rand.IntN(400)) * time.Millisecond)
+			deadline := time.Now().Add(5 * time.Second)
+			for c.writing.Load() == 0 && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Microsecond)
+			}
 		}
 		writes := c.writing.Load()
 		n := r.llm.killDuring(p)

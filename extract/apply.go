@@ -42,9 +42,30 @@ type applyBatch struct {
 	written map[string]imprint.Memory
 }
 
-// apply writes the decisions of a batch in order: one store transaction
-// per memory, then its shard lines. Only a store failure is an error.
+// applyStep is one planned memory change of a window: the memory to
+// write, the live targets it supersedes, the action counted and its shard
+// lines.
+type applyStep struct {
+	m       imprint.Memory
+	targets []imprint.Memory
+	action  string
+	lines   []any
+	// orig and d are what the step was planned from, to plan it again.
+	orig imprint.Memory
+	d    decision
+}
+
+// apply writes the decisions of a batch. It plans every change of the
+// window first (reading, never writing, the store), appends all their
+// shard lines with one write and one sync per day file, and only then
+// applies each memory in its own store transaction, in order: the records
+// shards are a write-ahead log, so a window that stops between the two is
+// in the log, and when it runs again (its messages are still pending) it
+// writes the same memories under the same ids (ids are derived from the
+// window; see assignIDs), which a replay reads as one. Only a store
+// failure is an error.
 func (r *Runner) apply(ctx context.Context, b *applyBatch, mems []imprint.Memory, out dedupOutcome, res *Result) error {
+	var steps []applyStep
 	for i, m := range mems {
 		d := out.decisions[i]
 		if d.action == ActionSkip {
@@ -59,22 +80,67 @@ func (r *Runner) apply(ctx context.Context, b *applyBatch, mems []imprint.Memory
 				return err
 			}
 		}
-		rec, action, err := r.write(ctx, b, m, d, targets, res)
-		if errors.Is(err, imprint.ErrConflict) && len(targets) > 0 {
-			// A target was superseded meanwhile: retry with what is still live.
-			targets, err = r.liveTargets(ctx, b, ids(targets), nil)
-			if err == nil {
-				rec, action, err = r.write(ctx, b, m, d, targets, res)
+		steps = append(steps, r.plan(ctx, b, m, d, targets, res))
+	}
+	var lines []any
+	for _, s := range steps {
+		lines = append(lines, s.lines...)
+	}
+	r.appendRecords(b, lines, res)
+	for _, s := range steps {
+		err := r.d.Store.PutMemory(ctx, s.m, s.m.Supersedes)
+		if errors.Is(err, imprint.ErrConflict) && len(s.targets) > 0 {
+			// A target was superseded meanwhile by another writer: plan
+			// again against what is still live, log that (the later line
+			// of an id is the one a replay keeps) and write it.
+			var targets []imprint.Memory
+			if targets, err = r.storeLive(ctx, b, s.targets); err == nil {
+				s = r.plan(ctx, b, s.orig, s.d, targets, res)
+				r.appendRecords(b, s.lines, res)
+				err = r.d.Store.PutMemory(ctx, s.m, s.m.Supersedes)
 			}
 		}
 		if err != nil {
 			return fmt.Errorf("write memory: %w", err)
 		}
-		res.Decisions.add(action)
-		res.Records = append(res.Records, rec)
+		res.Decisions.add(s.action)
+		res.Records = append(res.Records, s.m)
 		res.StoredCount++
 	}
 	return nil
+}
+
+// appendRecords appends lines to the records shards; a failure is a warning (the
+// store stays the source of truth, as it was before the log existed).
+func (r *Runner) appendRecords(b *applyBatch, lines []any, res *Result) {
+	if r.d.Records == nil || len(lines) == 0 {
+		return
+	}
+	if err := r.d.Records.Append(lines, func(int) time.Time { return b.now.Time }); err != nil {
+		res.warn("records", "shard_write_failed", err.Error())
+	}
+}
+
+// storeLive returns the targets that are still live in the store,
+// dropping the in-batch replacement recorded for the others.
+func (r *Runner) storeLive(ctx context.Context, b *applyBatch, targets []imprint.Memory) ([]imprint.Memory, error) {
+	var out []imprint.Memory
+	for _, t := range targets {
+		m, err := r.d.Store.GetMemory(ctx, b.scope, t.ID)
+		if errors.Is(err, imprint.ErrNotFound) {
+			delete(b.replacedBy, t.ID)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load target memory: %w", err)
+		}
+		if m.SupersededBy != nil {
+			delete(b.replacedBy, t.ID)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // liveTargets resolves target ids to the live memories they now are,
@@ -111,9 +177,10 @@ func (r *Runner) liveTargets(ctx context.Context, b *applyBatch, targetIDs []str
 	return out, nil
 }
 
-// write stores one memory as decided and appends its shard lines. It
-// returns the written memory and the action counted.
-func (r *Runner) write(ctx context.Context, b *applyBatch, m imprint.Memory, d decision, targets []imprint.Memory, res *Result) (imprint.Memory, string, error) {
+// plan works out the memory to write for one decision and its shard
+// lines, and notes in b what it replaces; it writes nothing.
+func (r *Runner) plan(ctx context.Context, b *applyBatch, m imprint.Memory, d decision, targets []imprint.Memory, res *Result) applyStep {
+	orig, origD := m, d
 	action := d.action
 	if action == ActionMerge && d.mergedContent == "" {
 		action = ActionUpdate
@@ -161,10 +228,6 @@ func (r *Runner) write(ctx context.Context, b *applyBatch, m imprint.Memory, d d
 		m.Timestamps = b.sourceTimes(m.SourceMessageIDs, stamps)
 	}
 
-	if err := r.d.Store.PutMemory(ctx, m, m.Supersedes); err != nil {
-		return imprint.Memory{}, "", err
-	}
-	// Shard lines right after the transaction committed.
 	lines := []any{RecordLine{Op: action, At: b.now, Memory: m}}
 	for _, t := range targets {
 		if action == ActionStore {
@@ -176,12 +239,7 @@ func (r *Runner) write(ctx context.Context, b *applyBatch, m imprint.Memory, d d
 		b.written[t.ID] = t
 	}
 	b.written[m.ID] = m
-	if r.d.Records != nil {
-		if err := r.d.Records.Append(lines, func(int) time.Time { return b.now.Time }); err != nil {
-			res.warn("records", "shard_write_failed", err.Error())
-		}
-	}
-	return m, action, nil
+	return applyStep{m: m, targets: targets, action: action, lines: lines, orig: orig, d: origD}
 }
 
 // sourceTimes returns the sorted, unique times of the given source
@@ -281,9 +339,39 @@ func Replay(ctx context.Context, store imprint.MemoryStore, dir string) (ReplayS
 // ReplayWith is Replay that embeds each memory with emb when emb is not
 // nil. A line that is not a record line is an error of kind ErrInvalid
 // naming the file and line.
+//
+// A memory written more than once in the log (a window planned again after
+// a conflict, or redone after it stopped between its log and its store
+// transactions) is replayed from its last line only.
 func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb imprint.Embedder) (ReplayStats, error) {
-	var st ReplayStats
+	// First pass: the line number of each memory's last write.
+	last := map[string]int{}
+	n := 0
 	err := shard.Read(dir, func(line []byte) error {
+		n++
+		var l struct {
+			Op     string `json:"op"`
+			Memory struct {
+				ID string `json:"id"`
+			} `json:"memory"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return imprint.Invalidf("record line: %v", err)
+		}
+		switch l.Op {
+		case OpLineStore, OpLineUpdate, OpLineMerge:
+			last[l.Memory.ID] = n
+		case OpLineSupersede:
+		default:
+			return imprint.Invalidf("record line: unknown op %q", l.Op)
+		}
+		return nil
+	})
+	if err != nil {
+		return ReplayStats{}, err
+	}
+	var st ReplayStats
+	err = shard.Read(dir, func(line []byte) error {
 		st.Lines++
 		var l RecordLine
 		if err := json.Unmarshal(line, &l); err != nil {
@@ -297,6 +385,9 @@ func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb 
 			return imprint.Invalidf("record line: unknown op %q", l.Op)
 		}
 		m := l.Memory
+		if last[m.ID] != st.Lines {
+			return nil // written again further on
+		}
 		if _, err := store.GetMemory(ctx, m.Scope, m.ID); err == nil {
 			st.Existing++
 			return nil

@@ -115,6 +115,15 @@ func (r *Runner) log() *slog.Logger {
 // the messages stay pending, and the error says why (kinds
 // imprint.ErrLLM* or imprint.ErrUnavailable).
 func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID string) (Result, bool, error) {
+	return r.extractNext(ctx, scope, sessionID, nil, true)
+}
+
+// extractNext is ExtractNext. When scene is not nil it is the session's
+// last scene name, known to the caller from the window before (so the
+// session is not read again); checkMore false skips the read that tells
+// whether messages are left (more is then true after any window that
+// consumed messages).
+func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID string, scene *string, checkMore bool) (Result, bool, error) {
 	start := r.now()
 	scope = scope.WithDefaults()
 	res := newResult(sessionID)
@@ -132,12 +141,16 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 	}
 
 	prevScene := ""
-	sess, err := r.d.Store.GetSession(ctx, scope, sessionID)
-	switch {
-	case err == nil:
-		prevScene = sess.LastSceneName
-	case !errors.Is(err, imprint.ErrNotFound):
-		return fail("window", fmt.Errorf("read session: %w", err))
+	if scene != nil {
+		prevScene = *scene
+	} else {
+		sess, err := r.d.Store.GetSession(ctx, scope, sessionID)
+		switch {
+		case err == nil:
+			prevScene = sess.LastSceneName
+		case !errors.Is(err, imprint.ErrNotFound):
+			return fail("window", fmt.Errorf("read session: %w", err))
+		}
 	}
 	res.LastSceneName = prevScene
 
@@ -175,6 +188,7 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 		res.Warnings = append(res.Warnings, warns...)
 		res.SceneNames = append(res.SceneNames, names...)
 		mems, warns = validate(cands, w.New, w.Background, r.cfg.MaxMemoriesPerSession)
+		assignIDs(scope, sessionID, w, mems)
 		res.Warnings = append(res.Warnings, warns...)
 		met.extractDur = r.now().Sub(t0)
 	}
@@ -204,14 +218,18 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 	}
 	res.Success = true
 	res.Warnings = capWarnings(res.Warnings)
-	// Whether anything is left: one row, not a count of the remainder.
-	next, err := r.d.Store.PendingMessages(ctx, scope, sessionID, 1)
-	if err != nil {
-		r.log().Warn("read pending messages", "session_id", sessionID, "error", err)
+	more := true
+	if checkMore {
+		// Whether anything is left: one row, not a count of the remainder.
+		next, err := r.d.Store.PendingMessages(ctx, scope, sessionID, 1)
+		if err != nil {
+			r.log().Warn("read pending messages", "session_id", sessionID, "error", err)
+		}
+		more = len(next) > 0
 	}
 	met.all = r.now().Sub(start)
 	logMetric(ctx, r.log(), scope, res, met)
-	return res, len(next) > 0, nil
+	return res, more, nil
 }
 
 // ExtractPending runs windows over the session's pending messages, oldest
@@ -219,11 +237,19 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 // result of every window that consumed messages. It stops at the first
 // failed window, after passing its result to each, and returns its error.
 func (r *Runner) ExtractPending(ctx context.Context, scope imprint.Scope, sessionID string, each func(Result)) error {
+	// After the first window the last scene name is the one the window
+	// before stored, and the loop ends at the first empty window rather
+	// than asking after each one whether more is pending.
+	var scene *string
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, more, err := r.ExtractNext(ctx, scope, sessionID)
+		res, more, err := r.extractNext(ctx, scope, sessionID, scene, false)
+		if err == nil && res.Success {
+			last := res.LastSceneName
+			scene = &last
+		}
 		if (len(res.MessageIDs) > 0 || !res.Success) && each != nil {
 			each(res)
 		}

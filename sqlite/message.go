@@ -300,10 +300,16 @@ func (db *DB) PendingMessages(ctx context.Context, scope imprint.Scope, sessionI
 	}
 	args := append(scopeArgs(scope), sessionID)
 	args = append(args, append(scopeArgs(scope), sessionID, limit)...)
-	return db.queryMessageCols(ctx, "pending messages", messageColsNoVec, scopeWhere("")+` AND session_id = ?
-		AND seq > COALESCE((SELECT cursor_seq FROM sessions WHERE `+scopeWhere("")+` AND id = ?), 0)
-		ORDER BY seq LIMIT ?`, args...)
+	return db.queryMessageStmt(ctx, "pending messages", pendingMessagesSQL, args...)
 }
+
+// The hot read statements of extraction, prepared once per DB (readStmt).
+var (
+	pendingMessagesSQL = `SELECT ` + messageColsNoVec + ` FROM messages WHERE ` + scopeWhere("") + ` AND session_id = ?
+		AND seq > COALESCE((SELECT cursor_seq FROM sessions WHERE ` + scopeWhere("") + ` AND id = ?), 0)
+		ORDER BY seq LIMIT ?`
+	messagesBeforeSQL = `SELECT ` + messageColsNoVec + ` FROM messages WHERE ` + scopeWhere("") + ` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
+)
 
 // CountPending counts the session's messages after its cursor.
 func (db *DB) CountPending(ctx context.Context, scope imprint.Scope, sessionID string) (int, error) {
@@ -327,8 +333,7 @@ func (db *DB) MessagesBefore(ctx context.Context, scope imprint.Scope, sessionID
 	if limit <= 0 {
 		return []imprint.Message{}, nil
 	}
-	out, err := db.queryMessageCols(ctx, "messages before", messageColsNoVec, scopeWhere("")+` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-		append(scopeArgs(scope), sessionID, beforeSeq, limit)...)
+	out, err := db.queryMessageStmt(ctx, "messages before", messagesBeforeSQL, append(scopeArgs(scope), sessionID, beforeSeq, limit)...)
 	slices.Reverse(out)
 	return out, err
 }

@@ -27,8 +27,10 @@ const planBatch = 500
 // been quiet for ExtractIdle. Jobs are unique per session, so ticking
 // again never queues a second one.
 type Planner struct {
-	Store     imprint.ServiceStore
-	Scheduler *Scheduler
+	Store imprint.ServiceStore
+	// Scheduler enqueues the extraction jobs (the table Scheduler or
+	// River); nil enqueues straight into Store.
+	Scheduler Engine
 	// Manager finalizes idle episodes; nil skips that step.
 	Manager *session.Manager
 	// ExtractIdle defaults to DefaultExtractIdle.

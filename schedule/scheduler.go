@@ -133,8 +133,19 @@ func (s *Scheduler) OnEvent(fn func(name string, j imprint.Job, err error)) {
 // most one unfinished extraction job (Enqueue then returns that one). It
 // wakes the scheduler. Errors of kind ErrInvalid come from the store.
 func (s *Scheduler) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error) {
+	got, err := enqueue(ctx, s.st, s.cfg, j)
+	if err != nil {
+		return got, err
+	}
+	s.Wake()
+	return got, nil
+}
+
+// enqueue fills j's defaults from cfg (MaxAttempts, RunAt, an extraction
+// job's UniqueKey) and stores it in st.
+func enqueue(ctx context.Context, st imprint.JobStore, cfg Config, j imprint.Job) (imprint.Job, error) {
 	if j.MaxAttempts <= 0 {
-		j.MaxAttempts = s.cfg.MaxAttempts
+		j.MaxAttempts = cfg.MaxAttempts
 	}
 	if j.RunAt.IsZero() {
 		j.RunAt = imprint.Now()
@@ -142,11 +153,10 @@ func (s *Scheduler) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, er
 	if j.Kind == imprint.JobExtract && j.UniqueKey == "" {
 		j.UniqueKey = ExtractKey(j.Scope, j.SessionID)
 	}
-	got, _, err := s.st.EnqueueJob(ctx, j)
+	got, _, err := st.EnqueueJob(ctx, j)
 	if err != nil {
 		return got, fmt.Errorf("enqueue %s job: %w", j.Kind, err)
 	}
-	s.Wake()
 	return got, nil
 }
 
@@ -323,12 +333,15 @@ func call(ctx context.Context, h Handler, j imprint.Job) (err error) {
 
 // backoff is the delay before the retry after attempt: BaseBackoff doubled
 // per earlier attempt, capped at MaxBackoff, jittered into [d/2, d].
-func (s *Scheduler) backoff(attempt int) time.Duration {
-	d := s.cfg.BaseBackoff
-	for i := 1; i < attempt && d < s.cfg.MaxBackoff; i++ {
+func (s *Scheduler) backoff(attempt int) time.Duration { return backoff(s.cfg, attempt) }
+
+// backoff is the delay before the retry after attempt under c.
+func backoff(c Config, attempt int) time.Duration {
+	d := c.BaseBackoff
+	for i := 1; i < attempt && d < c.MaxBackoff; i++ {
 		d *= 2
 	}
-	d = min(d, s.cfg.MaxBackoff)
+	d = min(d, c.MaxBackoff)
 	half := d / 2
 	return half + rand.N(d-half+1)
 }
@@ -337,11 +350,16 @@ func (s *Scheduler) emit(name string, j imprint.Job, err error) {
 	s.mu.RLock()
 	ls := append([]func(string, imprint.Job, error){}, s.listeners...)
 	s.mu.RUnlock()
+	emitTo(s.log, ls, name, j, err)
+}
+
+// emitTo calls each listener, logging instead of crashing on a panic.
+func emitTo(log *slog.Logger, ls []func(string, imprint.Job, error), name string, j imprint.Job, err error) {
 	for _, fn := range ls {
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
-					s.log.Error("job event listener panicked", "event", name, "panic", r)
+					log.Error("job event listener panicked", "event", name, "panic", r)
 				}
 			}()
 			fn(name, j, err)

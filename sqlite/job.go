@@ -86,7 +86,7 @@ func (db *DB) EnqueueJob(ctx context.Context, j imprint.Job) (imprint.Job, bool,
 	var inserted bool
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		var err error
-		out, inserted, err = insertJob(ctx, tx, j, imprint.Now())
+		out, inserted, err = db.enqueueTx(ctx, tx, j, imprint.Now())
 		return nil, err
 	})
 	if err != nil {
@@ -245,9 +245,19 @@ func (db *DB) ResetRunningJobs(ctx context.Context) (int, error) {
 }
 
 // JobStats counts the available, running, retryable and failed jobs of the
-// scope, or of all scopes when scope is nil.
+// scope, or of all scopes when scope is nil (of the installed JobEngine
+// when there is one).
 func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
 	var st imprint.JobStats
+	if e := db.engine(); e != nil {
+		if scope != nil {
+			if err := validScope(*scope); err != nil {
+				return st, err
+			}
+		}
+		st, err := e.Stats(ctx, scope)
+		return st, dbErr("job stats", err)
+	}
 	q := `SELECT state, COUNT(*) FROM jobs WHERE state IN ('available', 'running', 'retryable', 'failed')`
 	var args []any
 	if scope != nil {
@@ -283,8 +293,8 @@ func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobSt
 }
 
 // ListJobs returns up to limit (100 when <= 0) jobs in state, newest first,
-// of the scope or of all scopes when scope is nil. ErrInvalid for an
-// unknown state.
+// of the scope or of all scopes when scope is nil (of the installed
+// JobEngine when there is one). ErrInvalid for an unknown state.
 func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error) {
 	switch state {
 	case imprint.JobAvailable, imprint.JobRunning, imprint.JobRetryable, imprint.JobFailed, imprint.JobCompleted:
@@ -293,6 +303,15 @@ func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.
 	}
 	if limit <= 0 {
 		limit = 100
+	}
+	if e := db.engine(); e != nil {
+		if scope != nil {
+			if err := validScope(*scope); err != nil {
+				return nil, err
+			}
+		}
+		out, err := e.List(ctx, scope, state, limit)
+		return out, dbErr("list jobs", err)
 	}
 	q := `SELECT ` + jobCols + ` FROM jobs WHERE state = ?`
 	args := []any{string(state)}

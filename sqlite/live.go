@@ -154,7 +154,7 @@ func (db *DB) CloseEpisode(ctx context.Context, scope imprint.Scope, episodeID s
 			return nil, err
 		}
 		if job != nil {
-			if _, _, err := insertJob(ctx, tx, jobFor(*job, ep), now); err != nil {
+			if _, _, err := db.enqueueTx(ctx, tx, jobFor(*job, ep), now); err != nil {
 				return nil, err
 			}
 		}
@@ -193,7 +193,7 @@ func (db *DB) SubmitEpisode(ctx context.Context, ep imprint.Episode, job imprint
 		if err := upsertEpisode(ctx, tx, ep, false); err != nil {
 			return nil, err
 		}
-		_, _, err := insertJob(ctx, tx, jobFor(job, ep), imprint.Now())
+		_, _, err := db.enqueueTx(ctx, tx, jobFor(job, ep), imprint.Now())
 		return nil, err
 	})
 	return dbErr("submit episode", err)

@@ -31,6 +31,7 @@ type Config struct {
 	Extraction ExtractionConfig
 	Session    SessionConfig
 	Server     ServerConfig
+	Jobs       JobsConfig
 
 	// File is the config file that was read, "" when none.
 	File string
@@ -95,6 +96,12 @@ type SessionConfig struct {
 	EpisodeIdle time.Duration
 }
 
+// JobsConfig is the jobs section: the engine of imprint serve's durable
+// jobs on SQLite.
+type JobsConfig struct {
+	Engine string // table | river
+}
+
 // ServerConfig is the server section (imprint serve).
 type ServerConfig struct {
 	Addr           string
@@ -115,6 +122,11 @@ const (
 	DefaultAnthropicBaseURL = "https://api.anthropic.com"
 	// StoreSQLite is the default store.
 	StoreSQLite = "sqlite"
+
+	// JobsEngineTable keeps jobs in the store's own jobs table;
+	// JobsEngineRiver runs them on River (riversqlite) in the same file.
+	JobsEngineTable = "table"
+	JobsEngineRiver = "river"
 )
 
 // defaultConfig returns the defaults of CONTRACTS.md §1 for dataDir.
@@ -159,6 +171,7 @@ func defaultConfig(dataDir string) *Config {
 			Addr:           "127.0.0.1:8420",
 			RequestTimeout: 30 * time.Second,
 		},
+		Jobs:    JobsConfig{Engine: JobsEngineTable},
 		sources: map[string]string{},
 	}
 }
@@ -219,6 +232,7 @@ var configKeys = []configKey{
 	{name: "server.addr", field: func(c *Config) any { return &c.Server.Addr }, doc: "listen address"},
 	{name: "server.request_timeout", field: func(c *Config) any { return &c.Server.RequestTimeout }, doc: "per HTTP request"},
 	{name: "server.api_token", field: func(c *Config) any { return &c.Server.APIToken }, secret: true, doc: "required as `Authorization: Bearer …` when set; mandatory for a non-loopback address"},
+	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `table` (the store's jobs table) or `river` (River's SQLite driver, same file and transaction)"},
 }
 
 // envName returns the environment variable that sets the dotted key name:

@@ -78,6 +78,9 @@ var listenRe = regexp.MustCompile(`listening on (http://\S+)`)
 func startServe(bin, dataDir string, env map[string]string) (*serveProc, error) {
 	cmd := exec.Command(bin, "serve", "--data-dir", dataDir)
 	cmd.Env = []string{"HOME=" + dataDir, "PATH=" + os.Getenv("PATH"), "IMPRINT_SERVER_ADDR=127.0.0.1:0"}
+	if *jobsEngineFlag != "" {
+		cmd.Env = append(cmd.Env, "IMPRINT_JOBS_ENGINE="+*jobsEngineFlag)
+	}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

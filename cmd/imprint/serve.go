@@ -161,7 +161,10 @@ func (a *App) serve(ctx context.Context) error {
 	if m, err := a.LLM(); err == nil && m == nil {
 		workers = 1
 	}
-	sched := schedule.New(svc, schedule.Config{Workers: workers}, a.Logger)
+	sched, err := a.jobEngine(ctx, svc, schedule.Config{Workers: workers})
+	if err != nil {
+		return err
+	}
 	bus := session.NewBus(a.Logger)
 	emb, err := a.Embedder()
 	if err != nil {
@@ -190,7 +193,7 @@ func (a *App) serve(ctx context.Context) error {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: serveReadHeaderTimeout, ErrorLog: nil}
 	fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", ln.Addr())
-	a.Logger.Info("serve started", "addr", ln.Addr().String(), "data_dir", cfg.DataDir)
+	a.Logger.Info("serve started", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "jobs_engine", cfg.Jobs.Engine)
 
 	// Workers run on their own context so that a stop first closes the
 	// door to new requests and only then hands back the jobs in flight.

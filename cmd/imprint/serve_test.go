@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -33,9 +34,18 @@ type inProcServe struct {
 
 // startInProc runs `imprint serve --data-dir dir` in-process with env and
 // returns once it listens. The server is stopped when the test ends.
+// jobsEngineFlag runs the serve tests (in process and the binary) on the
+// named jobs.engine instead of the default:
+//
+//	go test ./cmd/imprint -run 'TestServe' -jobs-engine river
+var jobsEngineFlag = flag.String("jobs-engine", "", "jobs.engine for the serve tests (table or river; default: the configured default)")
+
 func startInProc(t *testing.T, dir string, env map[string]string) *inProcServe {
 	t.Helper()
 	full := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER_ADDR": "127.0.0.1:0"}
+	if *jobsEngineFlag != "" {
+		full["IMPRINT_JOBS_ENGINE"] = *jobsEngineFlag
+	}
 	for k, v := range env {
 		full[k] = v
 	}

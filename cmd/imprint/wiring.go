@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/imprint-dev/imprint/llm/anthropic"
 	"github.com/imprint-dev/imprint/llm/openai"
 	"github.com/imprint-dev/imprint/redact"
+	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/sqlite"
 )
 
@@ -122,4 +124,40 @@ func (r *callRecorder) RecordLLMCall(ctx context.Context, c imprint.LLMCall) err
 		}
 	}
 	return nil
+}
+
+// riverStore is what the River engine needs from the store: its SQLite
+// pools and the job-engine hook (the sqlite store).
+type riverStore interface {
+	WriterDB() *sql.DB
+	ReaderDB() *sql.DB
+	SetJobEngine(e sqlite.JobEngine) error
+	HandOverTableJobs(ctx context.Context) (int, error)
+}
+
+// jobEngine builds the durable-job engine of imprint serve named by
+// jobs.engine: the Scheduler over the store's jobs table, or River on the
+// store's SQLite file, installed as the store's job engine so that
+// enqueueing stays in the store's transactions.
+func (a *App) jobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
+	if a.Config.Jobs.Engine != JobsEngineRiver {
+		return schedule.New(svc, sc, a.Logger), nil
+	}
+	rs, ok := svc.(riverStore)
+	if !ok {
+		return nil, imprint.Invalidf("config jobs.engine (%s): river runs on the sqlite store only", a.Config.Source("jobs.engine"))
+	}
+	eng, err := schedule.NewRiver(ctx, svc, rs.WriterDB(), rs.ReaderDB(), schedule.RiverConfig{Config: sc}, a.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("jobs engine river: %w", err)
+	}
+	if err := rs.SetJobEngine(sqlite.JobEngine{Insert: eng.InsertTx, Stats: eng.JobStats, List: eng.ListJobs}); err != nil {
+		return nil, fmt.Errorf("jobs engine river: %w", err)
+	}
+	if n, err := rs.HandOverTableJobs(ctx); err != nil {
+		return nil, fmt.Errorf("jobs engine river: %w", err)
+	} else if n > 0 {
+		a.Logger.Info("unfinished jobs of the jobs table moved to river", "jobs", n)
+	}
+	return eng, nil
 }

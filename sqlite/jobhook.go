@@ -1,0 +1,116 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// JobEngine hands the store's jobs to another job engine (River in
+// imprint serve) instead of the jobs table. Insert runs inside the store's
+// write transaction, so EnqueueJob, CloseEpisode and SubmitEpisode stay
+// atomic with the rows they write; Stats and List answer JobStats and
+// ListJobs. All three are required.
+type JobEngine struct {
+	// Insert enqueues j (already validated, Scope set) inside tx with the
+	// semantics of imprint.JobStore.EnqueueJob: when j.UniqueKey is held by
+	// an unfinished job it returns that job and false.
+	Insert func(ctx context.Context, tx *sql.Tx, j imprint.Job) (imprint.Job, bool, error)
+	// Stats counts jobs as imprint.JobStore.JobStats.
+	Stats func(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error)
+	// List lists jobs as imprint.JobStore.ListJobs.
+	List func(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error)
+}
+
+// SetJobEngine makes EnqueueJob, CloseEpisode, SubmitEpisode, JobStats and
+// ListJobs use e instead of the jobs table, for the rest of the DB's life.
+// Call it before the store is shared. The table's own methods (ClaimJobs,
+// CompleteJob, …) keep working on the table, which then holds no new jobs.
+// ErrInvalid when a function of e is missing.
+func (db *DB) SetJobEngine(e JobEngine) error {
+	if e.Insert == nil || e.Stats == nil || e.List == nil {
+		return imprint.Invalidf("job engine needs Insert, Stats and List")
+	}
+	engines.Store(db, &e)
+	return nil
+}
+
+// engines holds the job engine installed on a DB (by *DB). It lives here
+// rather than in DB so that this file owns the hook; only imprint serve
+// installs one, once per process.
+var engines sync.Map
+
+// engine returns the installed job engine, nil for the jobs table.
+func (db *DB) engine() *JobEngine {
+	if e, ok := engines.Load(db); ok {
+		return e.(*JobEngine)
+	}
+	return nil
+}
+
+// WriterDB returns the store's writer pool: one connection, every
+// transaction BEGIN IMMEDIATE. A job engine that must write in the store's
+// transactions uses it, so that its writes queue on the same connection
+// instead of waiting on SQLITE_BUSY. Do not close it; Close does.
+func (db *DB) WriterDB() *sql.DB { return db.w }
+
+// ReaderDB returns the store's read-only pool (WAL readers). Do not close
+// it; Close does.
+func (db *DB) ReaderDB() *sql.DB { return db.r }
+
+// enqueueTx enqueues j inside tx through the installed engine, else into
+// the jobs table.
+func (db *DB) enqueueTx(ctx context.Context, tx *sql.Tx, j imprint.Job, now imprint.Time) (imprint.Job, bool, error) {
+	if err := validJob(j); err != nil {
+		return j, false, err
+	}
+	if e := db.engine(); e != nil {
+		return e.Insert(ctx, tx, j)
+	}
+	return insertJob(ctx, tx, j, now)
+}
+
+// HandOverTableJobs moves the unfinished jobs of the jobs table (left by a
+// run with the table engine) into the installed job engine, in one
+// transaction, and returns how many it moved; their attempts start again.
+// Without an engine it does nothing.
+func (db *DB) HandOverTableJobs(ctx context.Context) (int, error) {
+	e := db.engine()
+	if e == nil {
+		return 0, nil
+	}
+	n := 0
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		rows, err := tx.QueryContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE state IN `+unfinishedStates+` ORDER BY id`)
+		if err != nil {
+			return nil, err
+		}
+		var jobs []imprint.Job
+		for rows.Next() {
+			j, err := scanJob(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			jobs = append(jobs, j)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		for _, j := range jobs {
+			j.ID, j.Attempts, j.LastError, j.State = 0, 0, "", imprint.JobAvailable
+			if _, _, err := e.Insert(ctx, tx, j); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN `+unfinishedStates); err != nil {
+			return nil, err
+		}
+		n = len(jobs)
+		return nil, nil
+	})
+	return n, dbErr("hand over table jobs", err)
+}

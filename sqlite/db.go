@@ -42,6 +42,9 @@ type DB struct {
 	// wst holds the write-path statements prepared on the writer
 	// connection at Open (see stmt); read-only afterwards.
 	wst map[string]*sql.Stmt
+
+	// ckpt checkpoints the WAL in the background (see checkpoint.go).
+	ckpt *checkpointer
 }
 
 // pragmas are set on every connection.
@@ -52,7 +55,14 @@ var pragmas = []string{
 	"synchronous(NORMAL)",
 }
 
-func dsn(path string, write bool) string {
+// Connection roles: the one writer, the read pool, the checkpointer.
+const (
+	roleWrite = iota
+	roleRead
+	roleCheckpoint
+)
+
+func dsn(path string, role int) string {
 	q := url.Values{}
 	for _, p := range pragmas {
 		q.Add("_pragma", p)
@@ -64,12 +74,18 @@ func dsn(path string, write bool) string {
 	// and slows small transactions: SQLite walks the whole page-cache hash
 	// when it ends each one, so one-memory commits ran 15-35 % slower at
 	// 64 MB than at 8 MB.
-	if write {
+	switch role {
+	case roleWrite:
 		q.Set("_txlock", "immediate")
 		q.Add("_pragma", "cache_size(-8192)")
-	} else {
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBackstopPages))
+	case roleRead:
 		q.Add("_pragma", "query_only(1)")
 		q.Add("_pragma", "cache_size(-16384)")
+	case roleCheckpoint:
+		// A checkpoint reads WAL frames and writes database pages; it
+		// needs no cache of its own.
+		q.Add("_pragma", "cache_size(-512)")
 	}
 	return "file:" + path + "?" + q.Encode()
 }
@@ -83,7 +99,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, imprint.Invalidf("sqlite path is required")
 	}
-	w, err := sql.Open("sqlite", dsn(path, true))
+	w, err := sql.Open("sqlite", dsn(path, roleWrite))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
 	}
@@ -101,7 +117,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, false))
+	r, err := sql.Open("sqlite", dsn(path, roleRead))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
@@ -114,6 +130,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
+	c, err := sql.Open("sqlite", dsn(path, roleCheckpoint))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
+	}
+	c.SetMaxOpenConns(1)
+	c.SetMaxIdleConns(1)
+	db.ckpt = newCheckpointer(c)
 	return db, nil
 }
 
@@ -123,6 +147,9 @@ func (db *DB) Path() string { return db.path }
 // Close closes both connection pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.ckpt != nil {
+		errs = append(errs, db.ckpt.close())
+	}
 	db.closeWriterStmts()
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
@@ -231,6 +258,9 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) (func(), error)) 
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if db.ckpt != nil {
+		db.ckpt.committed()
 	}
 	if after != nil {
 		after()

@@ -118,6 +118,9 @@ func buildQuery(text string) ftsQuery {
 // as a token). cjk is the CJK runs alone, one per line, for the trigram
 // index; it is empty for text without CJK runs of three or more characters.
 func indexTexts(s string) (words, cjk string) {
+	if isASCII(s) {
+		return asciiWords(s), ""
+	}
 	var w, c strings.Builder
 	sep := func(b *strings.Builder, ch byte) {
 		if b.Len() > 0 {
@@ -142,4 +145,35 @@ func indexTexts(s string) (words, cjk string) {
 		}
 	}
 	return w.String(), c.String()
+}
+
+// isASCII reports whether s holds only 7-bit characters.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWords is tokenize's word output for 7-bit text, joined by spaces,
+// without the per-rune Unicode table lookups.
+func asciiWords(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		word := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+		switch {
+		case word && !in && b.Len() > 0:
+			b.WriteByte(' ')
+			fallthrough
+		case word:
+			b.WriteByte(c)
+		}
+		in = word
+	}
+	return b.String()
 }

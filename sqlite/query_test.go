@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,6 +67,9 @@ func TestIndexTexts(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, words, cjk string }{
 		{"hello, world!", "hello world", ""},
+		{"  snake_case,x-y  9 ", "snake_case x y 9", ""},
+		{"!!!", "", ""},
+		{"", "", ""},
 		{"北京", "北京", ""},
 		{"我在北京", "我在 在北 北京", "我在北京"},
 		{"AI 在 北京 ok", "AI 北京 ok", ""},
@@ -78,4 +82,24 @@ func TestIndexTexts(t *testing.T) {
 			t.Errorf("indexTexts(%q) = %q, %q; want %q, %q", tc.in, words, cjk, tc.words, tc.cjk)
 		}
 	}
+}
+
+// FuzzIndexTextsASCII checks the 7-bit fast path against the general
+// tokenizer on every input.
+func FuzzIndexTextsASCII(f *testing.F) {
+	for _, s := range []string{"hello, world!", "a_b c-d", "", " x ", "tool_use: Bash(ls -la)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return
+		}
+		var want []string
+		for _, tk := range tokenize(s) {
+			want = append(want, tk.text)
+		}
+		if got := asciiWords(s); got != strings.Join(want, " ") {
+			t.Fatalf("asciiWords(%q) = %q, want %q", s, got, strings.Join(want, " "))
+		}
+	})
 }

@@ -65,6 +65,20 @@ type applyStep struct {
 // window; see assignIDs), which a replay reads as one. Only a store
 // failure is an error.
 func (r *Runner) apply(ctx context.Context, b *applyBatch, mems []imprint.Memory, out dedupOutcome, res *Result) error {
+	steps, err := r.planAll(ctx, b, mems, out, res)
+	if err != nil {
+		return err
+	}
+	var lines []any
+	for _, s := range steps {
+		lines = append(lines, s.lines...)
+	}
+	r.appendRecords(b, lines, res)
+	return r.applySteps(ctx, b, steps, res)
+}
+
+// planAll plans the changes of a window's decisions (skips are counted).
+func (r *Runner) planAll(ctx context.Context, b *applyBatch, mems []imprint.Memory, out dedupOutcome, res *Result) ([]applyStep, error) {
 	var steps []applyStep
 	for i, m := range mems {
 		d := out.decisions[i]
@@ -77,16 +91,17 @@ func (r *Runner) apply(ctx context.Context, b *applyBatch, mems []imprint.Memory
 			var err error
 			targets, err = r.liveTargets(ctx, b, d.targets, out.candidates)
 			if err != nil {
-				return err
+				return nil, err
 			}
 		}
 		steps = append(steps, r.plan(ctx, b, m, d, targets, res))
 	}
-	var lines []any
-	for _, s := range steps {
-		lines = append(lines, s.lines...)
-	}
-	r.appendRecords(b, lines, res)
+	return steps, nil
+}
+
+// applySteps writes planned changes whose lines are logged, each memory in
+// its own store transaction, in order.
+func (r *Runner) applySteps(ctx context.Context, b *applyBatch, steps []applyStep, res *Result) error {
 	for _, s := range steps {
 		err := r.d.Store.PutMemory(ctx, s.m, s.m.Supersedes)
 		if errors.Is(err, imprint.ErrConflict) && len(s.targets) > 0 {

@@ -59,6 +59,13 @@ func (o *dedupOutcome) warn(stage, code, msg string) {
 // scoped by tenant/user/agent, never by session. With dedup disabled all
 // are stored; without an LLM only the exact-text pre-check runs.
 func (r *Runner) dedup(ctx context.Context, scope imprint.Scope, mems []imprint.Memory) dedupOutcome {
+	return r.dedupOver(ctx, scope, mems, nil)
+}
+
+// dedupOver is dedup for a window planned after others whose memories are
+// not in the store yet: planned holds the content hashes those windows
+// store, which the pre-check counts as stored live.
+func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned map[string]bool) dedupOutcome {
 	out := dedupOutcome{decisions: make([]decision, len(mems)), candidates: map[string]imprint.Memory{}, tier: tierNone}
 	for i := range out.decisions {
 		out.decisions[i].action = ActionStore
@@ -72,7 +79,7 @@ func (r *Runner) dedup(ctx context.Context, scope imprint.Scope, mems []imprint.
 	seen := map[string]bool{}
 	for i, m := range mems {
 		h := m.ContentHash
-		if seen[h] {
+		if seen[h] || planned[h] {
 			out.decisions[i].action = ActionSkip
 			continue
 		}

@@ -41,28 +41,54 @@ type grouper struct {
 // do commits c, alone or with others, and returns when c is committed (or
 // failed). commit gets the calls of a group in arrival order.
 func (g *grouper) do(c *call, commit func(group []*call)) {
+	g.doAll([]*call{c}, commit)
+}
+
+// doAll commits cs, in order, and returns when all of them are committed
+// (or failed). When no commit is in flight they are committed at once, in
+// groups of at most maxGroup; otherwise they queue, in order, and are
+// committed with the calls around them as do's are.
+func (g *grouper) doAll(cs []*call, commit func(group []*call)) {
+	if len(cs) == 0 {
+		return
+	}
 	g.mu.Lock()
-	var group []*call
 	if !g.busy {
 		g.busy = true
 		g.mu.Unlock()
-		group = []*call{c}
-	} else {
-		g.queue = append(g.queue, c)
-		g.mu.Unlock()
-		if lead := <-c.wake; !lead {
-			return
+		for len(cs) > 0 {
+			n := min(len(cs), maxGroup)
+			commit(cs[:n])
+			cs = cs[n:]
 		}
-		// c leads: it is the head of the queue.
-		g.mu.Lock()
-		n := min(len(g.queue), maxGroup)
-		group = append([]*call(nil), g.queue[:n]...)
-		g.queue = append(g.queue[:0:0], g.queue[n:]...)
-		g.mu.Unlock()
+		g.handoff(nil, nil)
+		return
 	}
+	g.queue = append(g.queue, cs...)
+	g.mu.Unlock()
+	for _, c := range cs {
+		if lead := <-c.wake; lead {
+			g.lead(c, commit)
+		}
+	}
+}
 
+// lead commits the group c heads (c is the head of the queue), then hands
+// off.
+func (g *grouper) lead(c *call, commit func(group []*call)) {
+	g.mu.Lock()
+	n := min(len(g.queue), maxGroup)
+	group := append([]*call(nil), g.queue[:n]...)
+	g.queue = append(g.queue[:0:0], g.queue[n:]...)
+	g.mu.Unlock()
 	commit(group)
+	g.handoff(c, group)
+}
 
+// handoff wakes the head of the queue to lead the next group (or marks
+// the grouper idle), then tells the other calls of the group just
+// committed, but c, that they are done.
+func (g *grouper) handoff(c *call, group []*call) {
 	g.mu.Lock()
 	if len(g.queue) > 0 {
 		g.queue[0].wake <- true

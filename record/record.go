@@ -132,25 +132,91 @@ type conversationLine struct {
 // session id or scope is missing or a role is not user or assistant (the
 // message names the field, e.g. messages[2].role); store errors are wrapped.
 func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (Result, error) {
+	res, c, err := r.prepare(ctx, scope, sessionID, msgs, imprint.At(r.now()))
+	if err != nil || c == nil {
+		return res, err
+	}
+	r.embed(ctx, c.keep)
+	r.group.do(c, r.commit)
+	return c.result(res)
+}
+
+// Session is the messages of one session, for RecordMany.
+type Session struct {
+	SessionID string
+	Messages  []imprint.Message
+}
+
+// RecordMany records the messages of several sessions of scope, as Record
+// would with one call per session in order, but embeds them in one
+// Embedder call and commits them together: one store transaction and one
+// shard write and sync per day file for up to 64 sessions (an importer's
+// many small transcripts). It returns a Result per session. Nothing is
+// stored when one session is invalid (ErrInvalid naming it, e.g.
+// sessions[2]: messages[0].role ...). A store failure fails the sessions
+// of the failed transaction; the first such error is returned, with the
+// results of all sessions.
+func (r *Recorder) RecordMany(ctx context.Context, scope imprint.Scope, sessions []Session) ([]Result, error) {
+	now := imprint.At(r.now())
+	out := make([]Result, len(sessions))
+	calls := make([]*call, len(sessions))
+	var live []*call
+	var keep []imprint.Message
+	for i, s := range sessions {
+		res, c, err := r.prepare(ctx, scope, s.SessionID, s.Messages, now)
+		if err != nil {
+			return nil, fmt.Errorf("sessions[%d]: %w", i, err)
+		}
+		out[i], calls[i] = res, c
+		if c != nil {
+			live = append(live, c)
+			keep = append(keep, c.keep...)
+		}
+	}
+	// One embedder call for all, its vectors copied back to each call.
+	r.embed(ctx, keep)
+	k := 0
+	for _, c := range live {
+		copy(c.keep, keep[k:k+len(c.keep)])
+		k += len(c.keep)
+	}
+	r.group.doAll(live, r.commit)
+	var first error
+	for i, c := range calls {
+		if c == nil {
+			continue
+		}
+		res, err := c.result(out[i])
+		out[i] = res
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return out, first
+}
+
+// prepare validates, sanitizes, redacts and identifies msgs as Record
+// does. It returns the call to commit, or nil when nothing is left to
+// record (res is then the whole result).
+func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message, now imprint.Time) (Result, *call, error) {
 	sessionID = strings.TrimSpace(sessionID)
 	res := Result{SessionID: sessionID, MessageIDs: []string{}, FilteredMessages: []FilteredMessage{}, Skipped: []Skipped{}}
 	if sessionID == "" {
-		return res, imprint.Invalidf("session_id is required")
+		return res, nil, imprint.Invalidf("session_id is required")
 	}
 	scope = scope.WithDefaults()
 	if err := scope.Validate(); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	for i, m := range msgs {
 		if m.Role != imprint.RoleUser && m.Role != imprint.RoleAssistant {
-			return res, imprint.Invalidf("messages[%d].role must be \"user\" or \"assistant\", got %q", i, m.Role)
+			return res, nil, imprint.Invalidf("messages[%d].role must be \"user\" or \"assistant\", got %q", i, m.Role)
 		}
 	}
 	if r.d.Store == nil {
-		return res, fmt.Errorf("record: no store configured")
+		return res, nil, fmt.Errorf("record: no store configured")
 	}
 
-	now := imprint.At(r.now())
 	keep := make([]imprint.Message, 0, len(msgs))
 	seen := make(map[string]bool, len(msgs))
 	ranks := map[string]int{} // identical id-less messages seen so far
@@ -196,19 +262,19 @@ func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID st
 		})
 	}
 	if len(keep) == 0 {
-		return res, nil
+		return res, nil, nil
 	}
+	return res, &call{ctx: ctx, scope: scope, sessionID: sessionID, keep: keep, wake: make(chan bool, 1)}, nil
+}
 
-	r.embed(ctx, keep)
-
-	c := &call{ctx: ctx, scope: scope, sessionID: sessionID, keep: keep, wake: make(chan bool, 1)}
-	r.group.do(c, r.commit)
+// result completes res with what the commit of c did.
+func (c *call) result(res Result) (Result, error) {
 	if c.err != nil {
 		return res, fmt.Errorf("record messages: %w", c.err)
 	}
 	recorded := 0
-	dupSkips := make([]Skipped, 0, len(keep)-len(c.inserted))
-	for _, m := range keep {
+	dupSkips := make([]Skipped, 0, len(c.keep)-len(c.inserted))
+	for _, m := range c.keep {
 		if !c.inserted[m.ID] {
 			dupSkips = append(dupSkips, Skipped{ID: m.ID, Reason: ReasonDuplicate})
 			continue

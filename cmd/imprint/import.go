@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -133,45 +134,33 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		return err
 	}
 	bar := a.progress(len(sources))
-	var sessions []string
-	seen := map[string]bool{}
-	for _, src := range sources {
-		trs, ws, err := readSource(src, loc)
-		sum.Warnings = append(sum.Warnings, ws...)
+	var ex *extractStage
+	if !o.dryRun && !o.noExtract {
+		r, err := a.extractRunner(ctx)
 		if err != nil {
-			if errors.Is(err, imprint.ErrInvalid) && len(sources) > 1 {
-				// One bad file does not stop an import of many.
-				sum.Warnings = append(sum.Warnings, importer.Warning{File: src.path, Message: err.Error()})
-				bar.advance(sum)
-				continue
-			}
 			return err
 		}
-		for _, tr := range trs {
-			sum.Transcripts++
-			sum.Warnings = append(sum.Warnings, tr.Warnings...)
-			if err := a.importTranscript(ctx, st, rec, capRunner, tr, sum, est); err != nil {
-				return err
-			}
-			if !seen[tr.SessionID] {
-				seen[tr.SessionID] = true
-				sessions = append(sessions, tr.SessionID)
-			}
-			bar.update(sum)
-		}
-		bar.advance(sum)
+		ex = startExtract(ctx, r, a.Scope(), bar)
 	}
-	switch {
-	case o.dryRun:
+	sessions, err := a.importSources(ctx, sources, loc, st, rec, capRunner, sum, est, bar, ex)
+	if ex != nil {
+		// Extraction has been given every session; wait for it to finish
+		// them (or, after an error, to stop) and take its counts.
+		xerr := ex.finish(err != nil)
+		if err == nil {
+			err = xerr
+		}
+		ex.addTo(sum)
+	}
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
 		if err := est.pending(ctx, st, a.Scope(), sessions, a.Config.Extraction.MaxMessagesPerExtraction); err != nil {
 			return err
 		}
 		calls, tokens := est.calls, est.tokens
 		sum.EstimatedLLMCalls, sum.EstimatedPromptTokens = &calls, &tokens
-	case !o.noExtract:
-		if err := a.importExtract(ctx, sessions, sum, bar); err != nil {
-			return err
-		}
 	}
 	bar.finish()
 	for _, u := range a.LLMCalls().Usage() {
@@ -189,9 +178,9 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	return nil
 }
 
-// importTranscript records the transcript's messages with rec and captures
-// its new or grown episodes (or, in a dry run, only counts them; rec is nil
-// then).
+// importTranscript records the transcript's messages with rec (unless rec
+// is nil: they were recorded already, or this is a dry run) and captures
+// its new or grown episodes (or, in a dry run, only counts them).
 func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *record.Recorder, capRunner *capture.Runner, tr importer.Transcript, sum *importSummary, est *estimate) error {
 	scope := a.Scope()
 	if est != nil {
@@ -201,7 +190,7 @@ func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *recor
 		}
 		sum.MessagesRecorded += n
 		sum.MessagesSkipped += len(tr.Messages) - n
-	} else if len(tr.Messages) > 0 {
+	} else if rec != nil && len(tr.Messages) > 0 {
 		res, err := rec.Record(ctx, scope, tr.SessionID, tr.Messages)
 		if err != nil {
 			return fmt.Errorf("record %s: %w", tr.SessionID, err)
@@ -243,33 +232,256 @@ func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *recor
 	return nil
 }
 
-// importExtract runs extraction over the pending messages of the imported
-// sessions. A failed window leaves its messages pending (a later import or
-// imprint extract retries them) and is reported as a warning.
-func (a *App) importExtract(ctx context.Context, sessions []string, sum *importSummary, bar *importBar) error {
-	r, err := a.extractRunner(ctx)
-	if err != nil {
-		return err
-	}
-	for _, sid := range sessions {
-		err := r.ExtractPending(ctx, a.Scope(), sid, func(res extract.Result) {
-			sum.Memories.Store += res.Decisions.Store
-			sum.Memories.Update += res.Decisions.Update
-			sum.Memories.Merge += res.Decisions.Merge
-			sum.Memories.Skip += res.Decisions.Skip
-			for _, w := range res.Warnings {
-				sum.Warnings = append(sum.Warnings, importer.Warning{File: sid, Message: fmt.Sprintf("extract: %s/%s: %s", w.Stage, w.Code, w.Message)})
+// importSources reads the sources (a few ahead of the one being
+// imported, in parallel) and imports their transcripts in order: records
+// each one's messages and captures its episodes. When ex is not nil, each
+// session is handed to it once its last transcript in the source is
+// imported, so extraction runs alongside the import of the next
+// transcripts. It returns
+// the sessions seen, in order of first appearance.
+func (a *App) importSources(ctx context.Context, sources []importSource, loc *time.Location, st imprint.Store, rec *record.Recorder,
+	capRunner *capture.Runner, sum *importSummary, est *estimate, bar *importBar, ex *extractStage) ([]string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads, release := readAhead(ctx, sources, loc)
+	var sessions []string
+	seen := map[string]bool{}
+	for i, src := range sources {
+		var rd sourceRead
+		select {
+		case rd = <-reads[i]:
+			release()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		sum.Warnings = append(sum.Warnings, rd.warns...)
+		if rd.err != nil {
+			if errors.Is(rd.err, imprint.ErrInvalid) && len(sources) > 1 {
+				// One bad file does not stop an import of many.
+				sum.Warnings = append(sum.Warnings, importer.Warning{File: src.path, Message: rd.err.Error()})
+				bar.advance(sum)
+				continue
+			}
+			return nil, rd.err
+		}
+		for j, tr := range rd.trs {
+			if rec != nil && j%recordChunk == 0 {
+				// Record the next transcripts of the source together: one
+				// transaction and one conversations-shard sync for many
+				// small transcripts.
+				if err := a.recordChunk(ctx, rec, rd.trs[j:min(j+recordChunk, len(rd.trs))], sum); err != nil {
+					return nil, err
+				}
+			}
+			sum.Transcripts++
+			sum.Warnings = append(sum.Warnings, tr.Warnings...)
+			if err := a.importTranscript(ctx, st, nil, capRunner, tr, sum, est); err != nil {
+				return nil, err
+			}
+			if !seen[tr.SessionID] {
+				seen[tr.SessionID] = true
+				sessions = append(sessions, tr.SessionID)
 			}
 			bar.update(sum)
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+			if ex != nil && !laterInSource(rd.trs[j+1:], tr.SessionID) {
+				if err := ex.add(tr.SessionID); err != nil {
+					return nil, err
+				}
 			}
-			sum.Warnings = append(sum.Warnings, importer.Warning{File: sid, Message: "extraction stopped, messages stay pending: " + err.Error()})
+		}
+		bar.advance(sum)
+	}
+	return sessions, nil
+}
+
+// recordChunk is the most transcripts recorded together.
+const recordChunk = 64
+
+// recordChunk records the messages of trs with one RecordMany call.
+func (a *App) recordChunk(ctx context.Context, rec *record.Recorder, trs []importer.Transcript, sum *importSummary) error {
+	batch := make([]record.Session, 0, len(trs))
+	for _, tr := range trs {
+		if len(tr.Messages) > 0 {
+			batch = append(batch, record.Session{SessionID: tr.SessionID, Messages: tr.Messages})
 		}
 	}
+	if len(batch) == 0 {
+		return nil
+	}
+	res, err := rec.RecordMany(ctx, a.Scope(), batch)
+	if err != nil {
+		return fmt.Errorf("record %s: %w", batch[0].SessionID, err)
+	}
+	for _, r := range res {
+		sum.MessagesRecorded += r.RecordedCount
+		sum.MessagesSkipped += len(r.Skipped)
+	}
 	return nil
+}
+
+// laterInSource reports whether a transcript of rest belongs to session sid.
+func laterInSource(rest []importer.Transcript, sid string) bool {
+	for _, tr := range rest {
+		if tr.SessionID == sid {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceRead is one source read into transcripts.
+type sourceRead struct {
+	trs   []importer.Transcript
+	warns []importer.Warning
+	err   error
+}
+
+// readAheadSources is how many sources are read ahead of the one being
+// imported: enough to keep a reader busy while the writer works, few
+// enough that a folder of large transcripts is not held in memory at once.
+const readAheadSources = 4
+
+// readAhead reads the sources with at most two readers, at most
+// readAheadSources ahead of the consumer, each into its own channel (in
+// source order). The consumer calls release after taking each read. The
+// readers stop when ctx ends.
+func readAhead(ctx context.Context, sources []importSource, loc *time.Location) (reads []chan sourceRead, release func()) {
+	reads = make([]chan sourceRead, len(sources))
+	for i := range reads {
+		reads[i] = make(chan sourceRead, 1)
+	}
+	// A slot is taken before a source is handed to a reader, in source
+	// order, and given back when the consumer took a read: the source the
+	// consumer waits for always has its slot.
+	slots := make(chan struct{}, readAheadSources)
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for i := range sources {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range min(2, len(sources)) {
+		go func() {
+			for i := range next {
+				trs, ws, err := readSource(sources[i], loc)
+				reads[i] <- sourceRead{trs: trs, warns: ws, err: err}
+			}
+		}()
+	}
+	return reads, func() { <-slots }
+}
+
+// extractStage runs extraction over the pending messages of the sessions
+// handed to it, one session at a time, in the order they were handed, in
+// its own goroutine, so that it overlaps with the import of the next
+// sources. A failed window leaves its messages pending (a later import or
+// imprint extract retries them) and is reported as a warning.
+type extractStage struct {
+	sessions chan string
+	done     chan struct{}
+	err      error
+	mem      memoryDecisions
+	warns    []importer.Warning
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// extractQueue bounds the sessions waiting for extraction; extractBatch is
+// the most extracted together.
+const (
+	extractQueue = 256
+	extractBatch = 64
+)
+
+func startExtract(ctx context.Context, r *extract.Runner, scope imprint.Scope, bar *importBar) *extractStage {
+	ctx, cancel := context.WithCancel(ctx)
+	x := &extractStage{sessions: make(chan string, extractQueue), done: make(chan struct{}), ctx: ctx, cancel: cancel}
+	go func() {
+		defer close(x.done)
+		for sid := range x.sessions {
+			// Take the sessions already waiting too: without an LLM their
+			// windows are planned together and their records lines synced
+			// once.
+			batch := []string{sid}
+		drain:
+			for len(batch) < extractBatch {
+				select {
+				case s, ok := <-x.sessions:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, s)
+				default:
+					break drain
+				}
+			}
+			err := r.ExtractSessions(ctx, scope, batch, func(res extract.Result) {
+				x.mem.Store += res.Decisions.Store
+				x.mem.Update += res.Decisions.Update
+				x.mem.Merge += res.Decisions.Merge
+				x.mem.Skip += res.Decisions.Skip
+				for _, w := range res.Warnings {
+					x.warns = append(x.warns, importer.Warning{File: res.SessionID, Message: fmt.Sprintf("extract: %s/%s: %s", w.Stage, w.Code, w.Message)})
+				}
+				bar.memories(res.Decisions.Store + res.Decisions.Update + res.Decisions.Merge)
+			}, func(sid string, err error) {
+				x.warns = append(x.warns, importer.Warning{File: sid, Message: "extraction stopped, messages stay pending: " + err.Error()})
+			})
+			if err != nil {
+				x.err = err
+				return
+			}
+		}
+	}()
+	return x
+}
+
+// add hands a session to extraction; it waits while the queue is full. A
+// session handed again (its messages came in several sources) is extracted
+// again, for what is new.
+func (x *extractStage) add(sid string) error {
+	select {
+	case x.sessions <- sid:
+		return nil
+	case <-x.done:
+		if x.err != nil {
+			return x.err
+		}
+		return errors.New("extraction stopped")
+	case <-x.ctx.Done():
+		return x.ctx.Err()
+	}
+}
+
+// finish waits for the handed sessions to be extracted; with abort it
+// stops extraction at its next window instead.
+func (x *extractStage) finish(abort bool) error {
+	if abort {
+		x.cancel()
+	}
+	close(x.sessions)
+	<-x.done
+	x.cancel()
+	return x.err
+}
+
+// addTo adds the stage's counts and warnings to sum (once finished).
+func (x *extractStage) addTo(sum *importSummary) {
+	sum.Memories.Store += x.mem.Store
+	sum.Memories.Update += x.mem.Update
+	sum.Memories.Merge += x.mem.Merge
+	sum.Memories.Skip += x.mem.Skip
+	sum.Warnings = append(sum.Warnings, x.warns...)
 }
 
 func (a *App) printImportSummary(s *importSummary) {
@@ -451,9 +663,13 @@ func readSource(src importSource, loc *time.Location) ([]importer.Transcript, []
 }
 
 // importBar shows progress on stderr when it is a terminal; otherwise all
-// its methods do nothing.
+// its methods do nothing. It is safe for concurrent use (extraction counts
+// memories while the import goes on).
 type importBar struct {
 	bar *progressbar.ProgressBar
+
+	mu             sync.Mutex
+	msgs, eps, mem int
 }
 
 func (a *App) progress(files int) *importBar {
@@ -471,11 +687,30 @@ func (a *App) progress(files int) *importBar {
 	)}
 }
 
+// describe shows the counts; b.mu is held.
+func (b *importBar) describe() {
+	b.bar.Describe(fmt.Sprintf("messages %d · episodes %d · memories %d", b.msgs, b.eps, b.mem))
+}
+
 func (b *importBar) update(s *importSummary) {
 	if b.bar == nil {
 		return
 	}
-	b.bar.Describe(fmt.Sprintf("messages %d · episodes %d · memories %d", s.MessagesRecorded, s.Episodes, s.Memories.Store+s.Memories.Update+s.Memories.Merge))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.msgs, b.eps = s.MessagesRecorded, s.Episodes
+	b.describe()
+}
+
+// memories adds n extracted memories.
+func (b *importBar) memories(n int) {
+	if b.bar == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.mem += n
+	b.describe()
 }
 
 func (b *importBar) advance(s *importSummary) {
@@ -483,11 +718,16 @@ func (b *importBar) advance(s *importSummary) {
 		return
 	}
 	b.update(s)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	_ = b.bar.Add(1)
 }
 
 func (b *importBar) finish() {
-	if b.bar != nil {
-		_ = b.bar.Finish()
+	if b.bar == nil {
+		return
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.bar.Finish()
 }

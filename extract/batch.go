@@ -1,0 +1,319 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// Batch sizes of ExtractSessions without an LLM.
+const (
+	// batchPage is the most pending messages of a session read at once.
+	batchPage = 1024
+	// batchWindows is the most windows planned before their lines are
+	// logged and their memories stored.
+	batchWindows = 256
+)
+
+// ExtractSessions runs ExtractPending over each session in turn, calling
+// each (when not nil) with every window's result, and stopped (when not
+// nil) with the error of a session whose extraction stopped at a failed
+// window (its messages stay pending); the other sessions go on. It returns
+// only a context error.
+//
+// With an LLM it is exactly one ExtractPending after another. Without one
+// (the heuristic extractor, deterministic, and the exact-text pre-check as
+// the only dedup) the windows of many sessions are planned together: the
+// pending messages of each session are read a page at a time rather than
+// per window, each window is extracted and deduplicated as if the windows
+// before it were already stored (their content hashes count as stored),
+// then the records-shard lines of all planned windows are appended with
+// one write and sync per day file, and then, window by window in order,
+// each memory is stored in its own transaction and the session's cursor
+// moves past the window. The memories, decisions and results are those of
+// running the windows one by one; only the log is synced less often, and
+// it is still written before the store: a batch that stops half-way
+// leaves the later windows pending, and running them again gives the same
+// memories under the same ids (assignIDs), which a replay reads as one.
+func (r *Runner) ExtractSessions(ctx context.Context, scope imprint.Scope, sessionIDs []string, each func(Result), stopped func(sessionID string, err error)) error {
+	stop := func(sid string, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if stopped != nil {
+			stopped(sid, err)
+		}
+		return nil
+	}
+	if r.d.LLM != nil {
+		for _, sid := range sessionIDs {
+			if err := r.ExtractPending(ctx, scope, sid, each); err != nil {
+				if err := stop(sid, err); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	scope = scope.WithDefaults()
+	todo := append([]string(nil), sessionIDs...)
+	for len(todo) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var plan []*plannedWindow
+		var again []string
+		taken := 0
+		for _, sid := range todo {
+			if len(plan) >= batchWindows {
+				break
+			}
+			taken++
+			ws, more, err := r.planSession(ctx, scope, sid)
+			if err != nil {
+				if err := stop(sid, err); err != nil {
+					return err
+				}
+				continue
+			}
+			plan = append(plan, ws...)
+			if more {
+				again = append(again, sid)
+			}
+		}
+		failed := r.runPlanned(ctx, scope, plan, each, stop)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		next := make([]string, 0, len(again)+len(todo)-taken)
+		for _, sid := range again {
+			if !failed[sid] {
+				next = append(next, sid)
+			}
+		}
+		todo = append(next, todo[taken:]...)
+	}
+	return nil
+}
+
+// plannedWindow is one window of a batch, extracted and deduplicated, its
+// changes planned but not written.
+type plannedWindow struct {
+	sessionID string
+	w         Window
+	res       Result
+	met       windowMetrics
+	b         *applyBatch
+	steps     []applyStep
+	lastScene string
+	// mems are the window's extracted memories, embedded, before dedup.
+	mems []imprint.Memory
+	// single is set for a window that could not be cut from a page (too
+	// many rejected messages in a row): it runs alone, as ExtractNext.
+	single bool
+}
+
+// planSession cuts the next windows of a session out of one page of its
+// pending messages and extracts them. more is true when the page did not
+// hold all pending messages.
+func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid string) ([]*plannedWindow, bool, error) {
+	prevScene := ""
+	sess, err := r.d.Store.GetSession(ctx, scope, sid)
+	switch {
+	case err == nil:
+		prevScene = sess.LastSceneName
+	case !errors.Is(err, imprint.ErrNotFound):
+		return nil, false, fmt.Errorf("read session: %w", err)
+	}
+	pending, err := r.d.Store.PendingMessages(ctx, scope, sid, batchPage)
+	if err != nil {
+		return nil, false, fmt.Errorf("read pending messages: %w", err)
+	}
+	complete := len(pending) < batchPage
+	gate := gateMemo{}
+	maxNew := r.cfg.MaxMessagesPerExtraction
+	var windows []Window
+	for rest := pending; len(rest) > 0; {
+		consumed, rejected, needMore := gate.plan(rest, maxNew, complete)
+		if needMore || len(consumed) == 0 {
+			break
+		}
+		w := Window{Consumed: consumed, Rejected: rejected}
+		for _, m := range consumed {
+			if ok, _ := gate.check(m); ok {
+				w.New = append(w.New, m)
+			}
+		}
+		windows = append(windows, w)
+		rest = rest[len(consumed):]
+	}
+	if len(windows) == 0 {
+		if len(pending) == 0 {
+			return nil, false, nil
+		}
+		// The page ends inside the first window: that one goes alone.
+		return []*plannedWindow{{sessionID: sid, single: true}}, true, nil
+	}
+	more := !complete
+	if n := r.cfg.MaxBackgroundMessages; n > 0 {
+		// Background: the qualified messages before each window, from the
+		// store for the first and from the page after that.
+		bg, err := backgroundBefore(ctx, r.d.Store, gate, scope, sid, windows[0].Consumed[0].Seq, n)
+		if err != nil {
+			return nil, false, err
+		}
+		qual := append([]imprint.Message(nil), bg...)
+		for i := range windows {
+			windows[i].Background = append([]imprint.Message(nil), qual[max(len(qual)-n, 0):]...)
+			qual = append(qual, windows[i].New...)
+			qual = qual[max(len(qual)-n, 0):]
+		}
+	}
+	out := make([]*plannedWindow, len(windows))
+	for i, w := range windows {
+		pw := &plannedWindow{sessionID: sid, w: w}
+		pw.lastScene = r.extractHeuristic(ctx, scope, pw, prevScene)
+		prevScene = pw.lastScene
+		out[i] = pw
+	}
+	return out, more, nil
+}
+
+// extractHeuristic runs the heuristic extractor over a planned window and
+// returns its last scene name.
+func (r *Runner) extractHeuristic(ctx context.Context, scope imprint.Scope, pw *plannedWindow, prevScene string) string {
+	start := r.now()
+	pw.res = newResult(pw.sessionID)
+	pw.met = windowMetrics{start: start, extractor: imprint.ExtractorHeuristic, inputCount: len(pw.w.New)}
+	pw.res.MessageIDs = pw.w.MessageIDs()
+	for _, rej := range pw.w.Rejected {
+		pw.res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
+	}
+	lastScene := prevScene
+	var mems []imprint.Memory
+	if len(pw.w.New) > 0 {
+		cands := heuristicExtract(pw.w.New)
+		var names []string
+		names, lastScene = candidateScenes(cands, prevScene)
+		pw.res.SceneNames = append(pw.res.SceneNames, names...)
+		var warns []Warning
+		mems, warns = validate(cands, pw.w.New, pw.w.Background, r.cfg.MaxMemoriesPerSession)
+		assignIDs(scope, pw.sessionID, pw.w, mems)
+		pw.res.Warnings = append(pw.res.Warnings, warns...)
+	}
+	pw.met.extractDur = r.now().Sub(start)
+	pw.res.ExtractedCount = len(mems)
+	pw.res.LastSceneName = lastScene
+	pw.b = &applyBatch{
+		scope: scope, sessionID: pw.sessionID, extractor: imprint.ExtractorHeuristic, now: imprint.At(r.now()),
+		msgTimes: map[string]imprint.Time{}, replacedBy: map[string]string{}, written: map[string]imprint.Memory{},
+	}
+	for _, m := range pw.w.New {
+		pw.b.msgTimes[m.ID] = messageTime(m)
+	}
+	if len(mems) > 0 {
+		r.embedAll(ctx, mems, &pw.res)
+	}
+	pw.mems = mems
+	return lastScene
+}
+
+// runPlanned deduplicates and plans the windows in order, logs all their
+// lines, then stores each window's memories and moves its session's
+// cursor. It returns the sessions that stopped at a failed window.
+func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*plannedWindow, each func(Result), stop func(string, error) error) map[string]bool {
+	failed := map[string]bool{}
+	planned := map[string]bool{}
+	var lines []any
+	for _, pw := range plan {
+		if pw.single || len(pw.mems) == 0 {
+			continue
+		}
+		t0 := r.now()
+		out := r.dedupOver(ctx, scope, pw.mems, planned)
+		pw.met.dedupDur = r.now().Sub(t0)
+		pw.res.Warnings = append(pw.res.Warnings, out.warnings...)
+		steps, err := r.planAll(ctx, pw.b, pw.mems, out, &pw.res)
+		if err != nil {
+			// Only liveTargets reads the store in planning, and only for
+			// updates, which need an LLM; kept for safety.
+			pw.single = true
+			continue
+		}
+		pw.steps = steps
+		for _, s := range steps {
+			planned[s.m.ContentHash] = true
+			lines = append(lines, s.lines...)
+		}
+	}
+	if len(lines) > 0 {
+		var res Result
+		r.appendRecords(plan[0].b, lines, &res)
+		// A log failure is reported on every window that had lines.
+		for _, pw := range plan {
+			if len(pw.steps) > 0 {
+				pw.res.Warnings = append(pw.res.Warnings, res.Warnings...)
+			}
+		}
+	}
+	for _, pw := range plan {
+		if failed[pw.sessionID] {
+			continue
+		}
+		if pw.single {
+			// Run the session's next window alone, then leave the session
+			// for the next round.
+			res, _, err := r.ExtractNext(ctx, scope, pw.sessionID)
+			if (len(res.MessageIDs) > 0 || !res.Success) && each != nil {
+				each(res)
+			}
+			if err != nil {
+				failed[pw.sessionID] = true
+				if stop(pw.sessionID, err) != nil {
+					return failed
+				}
+			}
+			continue
+		}
+		if err := r.commitPlanned(ctx, scope, pw); err != nil {
+			failed[pw.sessionID] = true
+			if each != nil {
+				each(pw.res)
+			}
+			if stop(pw.sessionID, err) != nil {
+				return failed
+			}
+			continue
+		}
+		if each != nil {
+			each(pw.res)
+		}
+	}
+	return failed
+}
+
+// commitPlanned stores a planned window's memories and advances the
+// session's cursor past it.
+func (r *Runner) commitPlanned(ctx context.Context, scope imprint.Scope, pw *plannedWindow) error {
+	fail := func(stage string, err error) error {
+		pw.res.Success = false
+		pw.res.warn(stage, imprint.ErrorCode(err), err.Error())
+		pw.res.Warnings = capWarnings(pw.res.Warnings)
+		pw.met.all = r.now().Sub(pw.met.start)
+		logMetric(ctx, r.log(), scope, pw.res, pw.met)
+		return err
+	}
+	if err := r.applySteps(ctx, pw.b, pw.steps, &pw.res); err != nil {
+		return fail("persist", err)
+	}
+	if err := r.d.Store.AdvanceCursor(ctx, scope, pw.sessionID, pw.w.LastSeq(), pw.lastScene, r.now()); err != nil {
+		return fail("persist", fmt.Errorf("advance cursor: %w", err))
+	}
+	pw.res.Success = true
+	pw.res.Warnings = capWarnings(pw.res.Warnings)
+	pw.met.all = r.now().Sub(pw.met.start)
+	logMetric(ctx, r.log(), scope, pw.res, pw.met)
+	return nil
+}

@@ -7,8 +7,10 @@
 // it finalizes idle episodes and enqueues one extraction job per session
 // that is due or has gone quiet.
 //
-// On SQLite the jobs live in the store's own jobs table rather than River:
-// River's SQLite driver is early-stage, and a table written in the same
-// transaction as the episode it captures is what makes "finalize and
-// enqueue" atomic.
+// Two engines implement Engine: Scheduler, over the store's own jobs table
+// (the default), and River, on River's SQLite driver sharing the store's
+// writer connection so that a job is inserted in the same transaction as
+// the episode it captures (the store's job-engine hook calls
+// River.InsertTx). cmd/imprint wires one of them (jobs.engine); this
+// package does not import the store.
 package schedule

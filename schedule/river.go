@@ -270,26 +270,34 @@ const uniqueKeyIndex = "imprint_river_job_unfinished_key"
 // must read exactly the same for the planner to use the index).
 const unfinishedRiver = `state IN ('available', 'pending', 'scheduled', 'running', 'retryable')`
 
-// riverStates maps each imprint job state to River's.
+// riverStates maps each imprint job state to the River states it may
+// hold (stateExpr decides between available and retryable).
 var riverStates = map[imprint.JobState][]string{
 	imprint.JobAvailable: {"available", "pending", "scheduled"},
 	imprint.JobRunning:   {"running"},
-	imprint.JobRetryable: {"retryable"},
+	imprint.JobRetryable: {"retryable", "available"},
 	imprint.JobFailed:    {"discarded", "cancelled"},
 	imprint.JobCompleted: {"completed"},
 }
 
-// jobState maps a River state to imprint's.
+// jobState maps a River state to imprint's (for a job with no error).
 func jobState(s string) imprint.JobState {
-	for st, rs := range riverStates {
-		for _, r := range rs {
-			if r == s {
-				return st
-			}
-		}
+	switch s {
+	case "available", "pending", "scheduled":
+		return imprint.JobAvailable
+	case "discarded", "cancelled":
+		return imprint.JobFailed
 	}
 	return imprint.JobState(s)
 }
+
+// stateExpr is a job's imprint state in SQL: as jobState, except that an
+// available job with errors is retryable. River makes a failed job whose
+// retry is due within its scheduler interval (5 s) available at once,
+// with the retry time as scheduled_at, rather than retryable.
+const stateExpr = `CASE WHEN state IN ('available', 'pending', 'scheduled')
+		THEN CASE WHEN state = 'available' AND COALESCE(json_array_length(errors), 0) > 0 THEN 'retryable' ELSE 'available' END
+	WHEN state IN ('discarded', 'cancelled') THEN 'failed' ELSE state END`
 
 // scopeFilter is the SQL condition and arguments selecting River jobs of
 // scope (tenant, user and agent, as the store scopes), "" when nil.
@@ -308,8 +316,8 @@ func scopeFilter(scope *imprint.Scope) (string, []any) {
 func (e *River) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
 	var st imprint.JobStats
 	where, args := scopeFilter(scope)
-	rows, err := e.reader.QueryContext(ctx, `SELECT state, COUNT(*) FROM river_job
-		WHERE state NOT IN ('completed')`+where+` GROUP BY state`, args...)
+	rows, err := e.reader.QueryContext(ctx, `SELECT `+stateExpr+` AS st, COUNT(*) FROM river_job
+		WHERE state <> 'completed'`+where+` GROUP BY st`, args...)
 	if err != nil {
 		return st, fmt.Errorf("river job stats: %w", err)
 	}
@@ -320,7 +328,7 @@ func (e *River) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.Job
 		if err := rows.Scan(&s, &n); err != nil {
 			return st, fmt.Errorf("river job stats: %w", err)
 		}
-		switch jobState(s) {
+		switch imprint.JobState(s) {
 		case imprint.JobAvailable:
 			st.Available += n
 		case imprint.JobRunning:
@@ -350,13 +358,13 @@ func (e *River) ListJobs(ctx context.Context, scope *imprint.Scope, state imprin
 		limit = 100
 	}
 	where, args := scopeFilter(scope)
-	q := `SELECT ` + riverJobCols + ` FROM river_job WHERE state IN (?` + strings.Repeat(", ?", len(states)-1) + `)` +
-		where + ` ORDER BY id DESC LIMIT ?`
-	qargs := make([]any, 0, len(states)+len(args)+1)
+	q := `SELECT ` + riverJobCols + ` FROM river_job WHERE state IN (?` + strings.Repeat(", ?", len(states)-1) + `)
+		AND (` + stateExpr + `) = ?` + where + ` ORDER BY id DESC LIMIT ?`
+	qargs := make([]any, 0, len(states)+len(args)+2)
 	for _, s := range states {
 		qargs = append(qargs, s)
 	}
-	qargs = append(append(qargs, args...), limit)
+	qargs = append(append(append(qargs, string(state)), args...), limit)
 	rows, err := e.reader.QueryContext(ctx, q, qargs...)
 	if err != nil {
 		return nil, fmt.Errorf("river list jobs: %w", err)
@@ -374,7 +382,7 @@ func (e *River) ListJobs(ctx context.Context, scope *imprint.Scope, state imprin
 }
 
 // riverJobCols are the river_job columns scanRiverJob reads.
-const riverJobCols = `id, kind, json(args), state, attempt, max_attempts, COALESCE(json_extract(errors, '$[#-1].error'), ''),
+const riverJobCols = `id, kind, json(args), ` + stateExpr + `, attempt, max_attempts, COALESCE(json_extract(errors, '$[#-1].error'), ''),
 	strftime('%Y-%m-%dT%H:%M:%fZ', scheduled_at), strftime('%Y-%m-%dT%H:%M:%fZ', created_at),
 	strftime('%Y-%m-%dT%H:%M:%fZ', COALESCE(finalized_at, attempted_at, created_at))`
 
@@ -390,7 +398,7 @@ func scanRiverJob(row interface{ Scan(...any) error }) (imprint.Job, error) {
 		return j, fmt.Errorf("job %d args: %w", j.ID, err)
 	}
 	f.fill(&j)
-	j.Kind, j.State = imprint.JobKind(kind), jobState(st)
+	j.Kind, j.State = imprint.JobKind(kind), imprint.JobState(st)
 	j.RunAt, j.CreatedAt, j.UpdatedAt = parseRiverTime(runAt), parseRiverTime(created), parseRiverTime(updated)
 	return j, nil
 }
@@ -418,6 +426,9 @@ func jobFromRow(row *rivertype.JobRow) (imprint.Job, error) {
 	f.fill(&j)
 	if n := len(row.Errors); n > 0 {
 		j.LastError = row.Errors[n-1].Error
+		if row.State == rivertype.JobStateAvailable {
+			j.State = imprint.JobRetryable
+		}
 	}
 	if row.FinalizedAt != nil {
 		j.UpdatedAt = imprint.At(*row.FinalizedAt)

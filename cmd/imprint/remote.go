@@ -261,7 +261,8 @@ func waitCapture(ctx context.Context, s *eventStream, episodeID string, seen map
 }
 
 // remoteExtract asks the service to extract the sessions and prints each
-// window's result as the service reports it, until none is pending. A
+// window's result as the service reports it, until the windows have
+// consumed the messages that were pending when it asked. A
 // failed window is printed and exits 1, as locally.
 func (a *App) remoteExtract(ctx context.Context, c *httpapi.Client, session string) error {
 	ctx, cancel := context.WithTimeout(ctx, remoteWait)
@@ -324,16 +325,10 @@ func (a *App) remoteExtract(ctx context.Context, c *httpapi.Client, session stri
 			if !res.Success {
 				return withExitCode(exitFailure, fmt.Errorf("extract session %s: a window failed on the server; its messages stay pending and the service retries them", sid))
 			}
-			st, err := c.Status(ctx, scope)
-			if err != nil {
-				return err
-			}
-			pending = 0
-			for _, ss := range st.Sessions {
-				if ss.SessionID == sid {
-					pending = ss.PendingMessages
-				}
-			}
+			// Count down by what the windows consumed rather than asking
+			// the status again: the service may finish the next window
+			// before that answer, and its result would go unprinted.
+			pending -= len(res.MessageIDs)
 		}
 	}
 	if !a.JSON {

@@ -142,7 +142,18 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		}
 		ex = startExtract(ctx, r, a.Scope(), bar)
 	}
-	sessions, err := a.importSources(ctx, sources, loc, st, rec, capRunner, sum, est, bar, ex)
+	var cs *captureStage
+	if capRunner != nil && !o.dryRun {
+		cs = a.startCapture(ctx, st, capRunner, bar)
+	}
+	sessions, err := a.importSources(ctx, sources, loc, st, rec, capRunner, sum, est, bar, cs, ex)
+	if cs != nil {
+		cerr := cs.finish(err != nil)
+		if err == nil {
+			err = cerr
+		}
+		cs.addTo(sum)
+	}
 	if ex != nil {
 		// Extraction has been given every session; wait for it to finish
 		// them (or, after an error, to stop) and take its counts.
@@ -202,32 +213,42 @@ func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *recor
 		return nil
 	}
 	for _, ep := range tr.Episodes {
-		ep.Scope = scope
-		// Episode ids are derived from the scope too, so one transcript can
-		// be imported into several scopes.
-		ep.ID = capture.DeriveEpisodeID(ep)
-		prev, err := st.GetEpisode(ctx, scope, ep.ID)
-		switch {
-		case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
-			sum.EpisodesSkipped++
-			continue // captured before and unchanged
-		case err != nil && !errors.Is(err, imprint.ErrNotFound):
-			return fmt.Errorf("import episode %s: %w", ep.ID, err)
+		if err := a.captureEpisode(ctx, st, capRunner, tr.SessionID, ep, sum, est); err != nil {
+			return err
 		}
-		if est != nil {
-			sum.Episodes++
-			est.episode(ep)
-			continue
-		}
-		res, err := capRunner.Run(ctx, ep, "")
-		if err != nil {
-			return fmt.Errorf("capture episode %s of %s: %w", ep.ID, tr.SessionID, err)
-		}
+	}
+	return nil
+}
+
+// captureEpisode captures one episode of a transcript when it is new or
+// grew since it was captured (or, in a dry run, only counts it).
+func (a *App) captureEpisode(ctx context.Context, st imprint.Store, capRunner *capture.Runner, sessionID string, ep imprint.Episode, sum *importSummary, est *estimate) error {
+	scope := a.Scope()
+	ep.Scope = scope
+	// Episode ids are derived from the scope too, so one transcript can
+	// be imported into several scopes.
+	ep.ID = capture.DeriveEpisodeID(ep)
+	prev, err := st.GetEpisode(ctx, scope, ep.ID)
+	switch {
+	case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
+		sum.EpisodesSkipped++
+		return nil // captured before and unchanged
+	case err != nil && !errors.Is(err, imprint.ErrNotFound):
+		return fmt.Errorf("import episode %s: %w", ep.ID, err)
+	}
+	if est != nil {
 		sum.Episodes++
-		sum.Traces += len(res.Traces)
-		for _, w := range res.Warnings {
-			sum.Warnings = append(sum.Warnings, importer.Warning{File: tr.SessionID, Message: fmt.Sprintf("capture %s: %s/%s: %s", ep.ID, w.Stage, w.Code, w.Message)})
-		}
+		est.episode(ep)
+		return nil
+	}
+	res, err := capRunner.Run(ctx, ep, "")
+	if err != nil {
+		return fmt.Errorf("capture episode %s of %s: %w", ep.ID, sessionID, err)
+	}
+	sum.Episodes++
+	sum.Traces += len(res.Traces)
+	for _, w := range res.Warnings {
+		sum.Warnings = append(sum.Warnings, importer.Warning{File: sessionID, Message: fmt.Sprintf("capture %s: %s/%s: %s", ep.ID, w.Stage, w.Code, w.Message)})
 	}
 	return nil
 }
@@ -240,7 +261,7 @@ func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *recor
 // transcripts. It returns
 // the sessions seen, in order of first appearance.
 func (a *App) importSources(ctx context.Context, sources []importSource, loc *time.Location, st imprint.Store, rec *record.Recorder,
-	capRunner *capture.Runner, sum *importSummary, est *estimate, bar *importBar, ex *extractStage) ([]string, error) {
+	capRunner *capture.Runner, sum *importSummary, est *estimate, bar *importBar, cs *captureStage, ex *extractStage) ([]string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	reads, release := readAhead(ctx, sources, loc)
@@ -264,28 +285,41 @@ func (a *App) importSources(ctx context.Context, sources []importSource, loc *ti
 			}
 			return nil, rd.err
 		}
-		for j, tr := range rd.trs {
-			if rec != nil && j%recordChunk == 0 {
-				// Record the next transcripts of the source together: one
-				// transaction and one conversations-shard sync for many
-				// small transcripts.
-				if err := a.recordChunk(ctx, rec, rd.trs[j:min(j+recordChunk, len(rd.trs))], sum); err != nil {
+		for j := 0; j < len(rd.trs); j += recordChunk {
+			// Record the next transcripts of the source together (one
+			// transaction and one conversations-shard sync for many small
+			// transcripts), then hand them to capture and their sessions
+			// to extraction, which go on while the next ones are recorded.
+			chunk := rd.trs[j:min(j+recordChunk, len(rd.trs))]
+			if rec != nil {
+				if err := a.recordChunk(ctx, rec, chunk, sum); err != nil {
 					return nil, err
 				}
 			}
-			sum.Transcripts++
-			sum.Warnings = append(sum.Warnings, tr.Warnings...)
-			if err := a.importTranscript(ctx, st, nil, capRunner, tr, sum, est); err != nil {
-				return nil, err
-			}
-			if !seen[tr.SessionID] {
-				seen[tr.SessionID] = true
-				sessions = append(sessions, tr.SessionID)
+			for _, tr := range chunk {
+				sum.Transcripts++
+				sum.Warnings = append(sum.Warnings, tr.Warnings...)
+				if !seen[tr.SessionID] {
+					seen[tr.SessionID] = true
+					sessions = append(sessions, tr.SessionID)
+				}
+				if cs != nil {
+					if err := cs.add(tr); err != nil {
+						return nil, err
+					}
+				} else if err := a.importTranscript(ctx, st, nil, capRunner, tr, sum, est); err != nil {
+					return nil, err
+				}
 			}
 			bar.update(sum)
-			if ex != nil && !laterInSource(rd.trs[j+1:], tr.SessionID) {
-				if err := ex.add(tr.SessionID); err != nil {
-					return nil, err
+			if ex == nil {
+				continue
+			}
+			for k, tr := range chunk {
+				if !laterInSource(rd.trs[j+k+1:], tr.SessionID) {
+					if err := ex.add(tr.SessionID); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -379,6 +413,115 @@ func readAhead(ctx context.Context, sources []importSource, loc *time.Location) 
 		}()
 	}
 	return reads, func() { <-slots }
+}
+
+// captureStage captures the episodes of the transcripts handed to it with
+// a few workers, so that capture overlaps with recording the next
+// transcripts and the work of one episode (steps, scores, vectors) with
+// the store write of another. Episodes are independent: each has its own
+// derived id and traces.
+type captureStage struct {
+	eps    chan captureJob
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu  sync.Mutex
+	err error
+	sum importSummary // episodes and traces
+	// warns are the warnings of each job, merged in job order at the end.
+	warns map[int][]importer.Warning
+	jobs  int
+}
+
+// captureJob is one episode of a transcript to capture.
+type captureJob struct {
+	n         int
+	sessionID string
+	ep        imprint.Episode
+}
+
+// Capture workers and queued episodes.
+const (
+	captureWorkers = 2
+	captureQueue   = 256
+)
+
+func (a *App) startCapture(ctx context.Context, st imprint.Store, capRunner *capture.Runner, bar *importBar) *captureStage {
+	ctx, cancel := context.WithCancel(ctx)
+	x := &captureStage{eps: make(chan captureJob, captureQueue), ctx: ctx, cancel: cancel, warns: map[int][]importer.Warning{}}
+	for range captureWorkers {
+		x.wg.Add(1)
+		go func() {
+			defer x.wg.Done()
+			for j := range x.eps {
+				if ctx.Err() != nil {
+					continue // drain
+				}
+				var one importSummary
+				err := a.captureEpisode(ctx, st, capRunner, j.sessionID, j.ep, &one, nil)
+				x.mu.Lock()
+				if err != nil {
+					if x.err == nil {
+						x.err = err
+					}
+					cancel()
+				}
+				x.sum.Episodes += one.Episodes
+				x.sum.EpisodesSkipped += one.EpisodesSkipped
+				x.sum.Traces += one.Traces
+				if len(one.Warnings) > 0 {
+					x.warns[j.n] = one.Warnings
+				}
+				eps := x.sum.Episodes
+				x.mu.Unlock()
+				bar.episodes(eps)
+			}
+		}()
+	}
+	return x
+}
+
+// add hands the episodes of a transcript to capture; it waits while the
+// queue is full.
+func (x *captureStage) add(tr importer.Transcript) error {
+	for _, ep := range tr.Episodes {
+		j := captureJob{n: x.jobs, sessionID: tr.SessionID, ep: ep}
+		x.jobs++
+		select {
+		case x.eps <- j:
+		case <-x.ctx.Done():
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			if x.err != nil {
+				return x.err
+			}
+			return x.ctx.Err()
+		}
+	}
+	return nil
+}
+
+// finish waits for the handed episodes to be captured; with abort it
+// stops capture instead.
+func (x *captureStage) finish(abort bool) error {
+	if abort {
+		x.cancel()
+	}
+	close(x.eps)
+	x.wg.Wait()
+	x.cancel()
+	return x.err
+}
+
+// addTo adds the stage's counts and warnings to sum (once finished).
+func (x *captureStage) addTo(sum *importSummary) {
+	sum.Episodes += x.sum.Episodes
+	sum.EpisodesSkipped += x.sum.EpisodesSkipped
+	sum.Traces += x.sum.Traces
+	for n := range x.jobs {
+		sum.Warnings = append(sum.Warnings, x.warns[n]...)
+	}
 }
 
 // extractStage runs extraction over the pending messages of the sessions
@@ -698,7 +841,19 @@ func (b *importBar) update(s *importSummary) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.msgs, b.eps = s.MessagesRecorded, s.Episodes
+	b.msgs = s.MessagesRecorded
+	b.eps = max(b.eps, s.Episodes)
+	b.describe()
+}
+
+// episodes sets the number of episodes captured.
+func (b *importBar) episodes(n int) {
+	if b.bar == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.eps = n
 	b.describe()
 }
 

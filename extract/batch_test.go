@@ -1,0 +1,292 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/embedding"
+	"github.com/imprint-dev/imprint/shard"
+)
+
+// facts are user messages the heuristic extractor makes memories of,
+// mixed with chatter the quality gate rejects.
+var facts = []string{
+	"I prefer dark mode in every editor.", "ok", "My name is Alice.", "assistant: Noted, Alice.",
+	"I work as a nurse in Boston.", "I'm allergic to peanuts.", "thanks", "I have two kids.",
+	"Always use tabs, not spaces.", "I really hate waking up early.", "My wife is a nurse.",
+	"Lately I've been learning Rust.", "Please never use emojis in commit messages.",
+	"I don't like cilantro.", "Oh, I live in Berlin with my partner.", "My dream is to open a bakery.",
+}
+
+// recordSessions records the same conversations into e: three sessions,
+// one spanning several windows and one repeating another's facts (so the
+// exact-text dedup skips across sessions).
+func recordSessions(e *testEnv) []string {
+	long := append(append([]string{}, facts...), facts[:9]...)
+	e.record("s-long", e.baseDay, long...)
+	e.record("s-short", e.baseDay.Add(time.Hour), "I'm a software engineer at Stripe.", "ok", "From now on, answer in Chinese.")
+	e.record("s-repeat", e.baseDay.Add(2*time.Hour), facts[2], facts[4], "I need to change my return flight to Newark tomorrow.")
+	return []string{"s-long", "s-short", "s-repeat"}
+}
+
+// windowOutcome is what a user sees of one window's result.
+type windowOutcome struct {
+	Session   string
+	Messages  []string
+	Decisions Decisions
+	Records   []string
+	Scenes    []string
+	Success   bool
+}
+
+func outcome(r Result) windowOutcome {
+	return windowOutcome{r.SessionID, r.MessageIDs, r.Decisions, recordIDs(r.Records), r.SceneNames, r.Success}
+}
+
+// shardLines returns the op and memory id of each records line.
+func shardLines(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	if err := shard.Read(dir, func(line []byte) error {
+		var l RecordLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			return err
+		}
+		out = append(out, l.Op+" "+l.Memory.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// memoryView is a memory without what differs between two runs (the time
+// it was written) or is not logged (the vector).
+var memoryView = cmpopts.IgnoreFields(imprint.Memory{}, "CreatedAt", "UpdatedAt", "Vec")
+
+func TestExtractSessionsMatchesOneSessionAfterAnother(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	cfg.MaxMessagesPerExtraction = 4
+	cfg.MaxBackgroundMessages = 3
+	one := newTestEnv(t, cfg, withoutLLM(), withEmbedder())
+	many := newTestEnv(t, cfg, withoutLLM(), withEmbedder())
+	sessions := recordSessions(one)
+	recordSessions(many)
+
+	var want, got []windowOutcome
+	for _, sid := range sessions {
+		if err := one.runner.ExtractPending(one.ctx, one.scope, sid, func(r Result) { want = append(want, outcome(r)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := many.runner.ExtractSessions(many.ctx, many.scope, sessions, func(r Result) { got = append(got, outcome(r)) },
+		func(sid string, err error) { t.Errorf("session %s stopped: %v", sid, err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("window results (-one by one +together):\n%s", diff)
+	}
+	if len(want) < 6 {
+		t.Fatalf("only %d windows; the test needs several windows per session", len(want))
+	}
+	skips := 0
+	for _, w := range want {
+		skips += w.Decisions.Skip
+	}
+	if skips == 0 {
+		t.Errorf("no memory was skipped as a duplicate; the test needs the dedup across sessions")
+	}
+	wm, gm := one.live(), many.live()
+	if diff := cmp.Diff(wm, gm, memoryView); diff != "" {
+		t.Errorf("memories (-one by one +together):\n%s", diff)
+	}
+	for _, sid := range sessions {
+		a, _ := one.db.GetSession(one.ctx, one.scope, sid)
+		b, _ := many.db.GetSession(many.ctx, many.scope, sid)
+		if a.LastSceneName != b.LastSceneName || one.pending(sid) != 0 || many.pending(sid) != 0 {
+			t.Errorf("session %s: scene %q vs %q, pending %d vs %d", sid, a.LastSceneName, b.LastSceneName, one.pending(sid), many.pending(sid))
+		}
+	}
+	if diff := cmp.Diff(shardLines(t, one.dir), shardLines(t, many.dir)); diff != "" {
+		t.Errorf("records lines (-one by one +together):\n%s", diff)
+	}
+}
+
+// crashingStore fails every PutMemory after the first ok ones, as if the
+// process died between the window's records-shard sync and the rest of
+// its store transactions.
+type crashingStore struct {
+	imprint.Store
+	ok int
+}
+
+var errCrash = errors.New("simulated crash")
+
+func (s *crashingStore) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
+	if s.ok <= 0 {
+		return errCrash
+	}
+	s.ok--
+	return s.Store.PutMemory(ctx, m, supersede)
+}
+
+func TestWindowLoggedBeforeStoreReplaysAfterRedo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		together bool
+		ok       int
+	}{
+		{"window by window, nothing stored", false, 0},
+		{"window by window, half stored", false, 1},
+		{"sessions together, nothing stored", true, 0},
+		{"sessions together, part stored", true, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig()
+			cfg.MaxMessagesPerExtraction = 4
+			e := newTestEnv(t, cfg, withoutLLM(), withEmbedder())
+			sessions := recordSessions(e)
+			run := func(r *Runner) error {
+				if tc.together {
+					var first error
+					err := r.ExtractSessions(e.ctx, e.scope, sessions, nil, func(_ string, err error) {
+						if first == nil {
+							first = err
+						}
+					})
+					return errors.Join(err, first)
+				}
+				for _, sid := range sessions {
+					if err := r.ExtractPending(e.ctx, e.scope, sid, nil); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			crashing := e.deps
+			crashing.Store = &crashingStore{Store: e.db, ok: tc.ok}
+			if err := run(NewRunner(crashing, cfg)); !errors.Is(err, errCrash) {
+				t.Fatalf("first run = %v, want the simulated crash", err)
+			}
+			logged := len(shardLines(t, e.dir))
+			if logged <= tc.ok {
+				t.Fatalf("%d lines logged before the crash; want the window's lines before its transactions", logged)
+			}
+			// The restarted run redoes what is pending.
+			if err := run(NewRunner(e.deps, cfg)); err != nil {
+				t.Fatal(err)
+			}
+			for _, sid := range sessions {
+				if n := e.pending(sid); n != 0 {
+					t.Errorf("session %s has %d pending messages after the redo", sid, n)
+				}
+			}
+			live := e.live()
+			if len(live) < 5 {
+				t.Fatalf("only %d memories", len(live))
+			}
+			seen := map[string]bool{}
+			for _, m := range live {
+				if seen[m.Content] {
+					t.Errorf("memory %q stored twice", m.Content)
+				}
+				seen[m.Content] = true
+			}
+			// Replaying the log gives exactly the live set, with the ids.
+			fresh := openDB(t)
+			if _, err := ReplayWith(e.ctx, fresh, e.dir, embedding.NewHash()); err != nil {
+				t.Fatal(err)
+			}
+			got, err := fresh.ListMemories(e.ctx, e.scope, imprint.MemoryFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byID := func(ms []imprint.Memory) []imprint.Memory {
+				sort.Slice(ms, func(i, j int) bool { return ms[i].ID < ms[j].ID })
+				return ms
+			}
+			if diff := cmp.Diff(byID(live), byID(got), memoryView, cmpopts.IgnoreFields(imprint.Memory{}, "Embedder")); diff != "" {
+				t.Errorf("replayed memories (-live +replayed):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReplayKeepsTheLastLineOfAMemory(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "records")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scope := imprint.Scope{Tenant: "acme", User: "ada", Agent: "helper"}
+	at := imprint.At(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC))
+	mem := func(id, content string, supersedes ...string) imprint.Memory {
+		return imprint.Memory{ID: id, Content: content, Type: imprint.MemoryPersona, Priority: 70, Scope: scope, SessionID: "s",
+			SourceMessageIDs: []string{"m1"}, Timestamps: []imprint.Time{}, Supersedes: append([]string{}, supersedes...), Version: 1,
+			CreatedAt: at, UpdatedAt: at, Extractor: imprint.ExtractorLLM}
+	}
+	old := mem("a", "User lives in Berlin.")
+	stale := mem("b", "User lives in Paris.", "a")
+	stale.Version = 2
+	// The update was planned against a, then a was superseded by c
+	// meanwhile: b was planned again and logged against c.
+	c := mem("c", "User lives in Lyon.", "a")
+	c.Version = 2
+	final := mem("b", "User lives in Paris now.", "c")
+	final.Version = 3
+	var lines []string
+	for _, l := range []RecordLine{
+		{Op: OpLineStore, At: at, Memory: old},
+		{Op: OpLineUpdate, At: at, Memory: stale},
+		{Op: OpLineUpdate, At: at, Memory: c},
+		{Op: OpLineUpdate, At: at, Memory: final},
+	} {
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	body := ""
+	for _, l := range lines {
+		body += l + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, shard.FileName(at.Time)), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	st, err := Replay(ctx, db, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Lines != 4 || st.Written != 3 {
+		t.Errorf("replay stats %+v, want 4 lines and 3 memories written", st)
+	}
+	live, err := db.ListMemories(ctx, scope, imprint.MemoryFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range live {
+		got = append(got, fmt.Sprintf("%s %s v%d", m.ID, m.Content, m.Version))
+	}
+	if diff := cmp.Diff([]string{"b User lives in Paris now. v3"}, got); diff != "" {
+		t.Errorf("live memories after replay (-want +got):\n%s", diff)
+	}
+}

@@ -104,7 +104,9 @@ func TestRecordManyQueuesBehindACommit(t *testing.T) {
 	var wg sync.WaitGroup
 	var first Result
 	var firstErr error
-	wg.Go(func() { first, firstErr = f.rec.Record(ctx, scope, "s1", []imprint.Message{user("m0", "zero"), user("m1", "first")}) })
+	wg.Go(func() {
+		first, firstErr = f.rec.Record(ctx, scope, "s1", []imprint.Message{user("m0", "zero"), user("m1", "first")})
+	})
 	<-gs.entered
 	var many []Result
 	var manyErr error

@@ -18,6 +18,11 @@ const (
 	OpLineUpdate    = "update"
 	OpLineMerge     = "merge"
 	OpLineSupersede = "supersede"
+	// OpLineWithdraw says that the change logged last for the memory was
+	// not applied: the store failed after the window's lines were logged.
+	// Replay drops the memory's earlier lines (a later line, when the
+	// window is redone, counts again).
+	OpLineWithdraw = "withdraw"
 )
 
 // RecordLine is one line of the records shard: a change to a memory.
@@ -102,7 +107,7 @@ func (r *Runner) planAll(ctx context.Context, b *applyBatch, mems []imprint.Memo
 // applySteps writes planned changes whose lines are logged, each memory in
 // its own store transaction, in order.
 func (r *Runner) applySteps(ctx context.Context, b *applyBatch, steps []applyStep, res *Result) error {
-	for _, s := range steps {
+	for i, s := range steps {
 		err := r.d.Store.PutMemory(ctx, s.m, s.m.Supersedes)
 		if errors.Is(err, imprint.ErrConflict) && len(s.targets) > 0 {
 			// A target was superseded meanwhile by another writer: plan
@@ -116,6 +121,7 @@ func (r *Runner) applySteps(ctx context.Context, b *applyBatch, steps []applySte
 			}
 		}
 		if err != nil {
+			r.withdraw(b, steps[i:], res)
 			return fmt.Errorf("write memory: %w", err)
 		}
 		res.Decisions.add(s.action)
@@ -134,6 +140,16 @@ func (r *Runner) appendRecords(b *applyBatch, lines []any, res *Result) {
 	if err := r.d.Records.Append(lines, func(int) time.Time { return b.now.Time }); err != nil {
 		res.warn("records", "shard_write_failed", err.Error())
 	}
+}
+
+// withdraw logs that the planned steps were not applied, so that a replay
+// does not apply them either.
+func (r *Runner) withdraw(b *applyBatch, steps []applyStep, res *Result) {
+	var lines []any
+	for _, s := range steps {
+		lines = append(lines, RecordLine{Op: OpLineWithdraw, At: b.now, Memory: s.m})
+	}
+	r.appendRecords(b, lines, res)
 }
 
 // storeLive returns the targets that are still live in the store,
@@ -357,7 +373,8 @@ func Replay(ctx context.Context, store imprint.MemoryStore, dir string) (ReplayS
 //
 // A memory written more than once in the log (a window planned again after
 // a conflict, or redone after it stopped between its log and its store
-// transactions) is replayed from its last line only.
+// transactions) is replayed from its last line only, and not at all when
+// that line withdraws it (its store write failed).
 func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb imprint.Embedder) (ReplayStats, error) {
 	// First pass: the line number of each memory's last write.
 	last := map[string]int{}
@@ -374,7 +391,7 @@ func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb 
 			return imprint.Invalidf("record line: %v", err)
 		}
 		switch l.Op {
-		case OpLineStore, OpLineUpdate, OpLineMerge:
+		case OpLineStore, OpLineUpdate, OpLineMerge, OpLineWithdraw:
 			last[l.Memory.ID] = n
 		case OpLineSupersede:
 		default:
@@ -394,8 +411,8 @@ func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb 
 		}
 		switch l.Op {
 		case OpLineStore, OpLineUpdate, OpLineMerge:
-		case OpLineSupersede:
-			return nil // done by the update or merge line before it
+		case OpLineSupersede, OpLineWithdraw:
+			return nil // done by the update or merge line before it; nothing to do
 		default:
 			return imprint.Invalidf("record line: unknown op %q", l.Op)
 		}

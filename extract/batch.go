@@ -25,18 +25,22 @@ const (
 //
 // With an LLM it is exactly one ExtractPending after another. Without one
 // (the heuristic extractor, deterministic, and the exact-text pre-check as
-// the only dedup) the windows of many sessions are planned together: the
-// pending messages of each session are read a page at a time rather than
-// per window, each window is extracted and deduplicated as if the windows
-// before it were already stored (their content hashes count as stored),
-// then the records-shard lines of all planned windows are appended with
-// one write and sync per day file, and then, window by window in order,
-// each memory is stored in its own transaction and the session's cursor
-// moves past the window. The memories, decisions and results are those of
-// running the windows one by one; only the log is synced less often, and
-// it is still written before the store: a batch that stops half-way
-// leaves the later windows pending, and running them again gives the same
-// memories under the same ids (assignIDs), which a replay reads as one.
+// the only dedup) the windows of many sessions are planned together, a
+// few sessions ahead of the writes: the pending messages of a session are
+// read a page at a time rather than per window, each window is extracted
+// and, in session order, deduplicated as if the windows before it were
+// already stored (their content hashes count as stored); then the
+// records-shard lines of all planned windows are appended with one write
+// and sync per day file, each memory is stored in its own transaction, in
+// order, and each session's cursor moves once, past its last window
+// stored. The memories, decisions and results are those of running the
+// windows one by one; only the log is synced less often and the cursor
+// moved less often, and the log is still written before the store. A
+// batch that stops half-way is redone from the cursor and gives the same
+// memories under the same ids (assignIDs): those stored already are
+// skipped as duplicates (or rewritten in place when dedup is off), and a
+// replay reads the log's repeated lines of a memory as one. Memories
+// logged but not stored because the store failed are withdrawn in the log.
 func (r *Runner) ExtractSessions(ctx context.Context, scope imprint.Scope, sessionIDs []string, each func(Result), stopped func(sessionID string, err error)) error {
 	stop := func(sid string, err error) error {
 		if ctx.Err() != nil {
@@ -57,45 +61,100 @@ func (r *Runner) ExtractSessions(ctx context.Context, scope imprint.Scope, sessi
 		}
 		return nil
 	}
-	scope = scope.WithDefaults()
-	todo := append([]string(nil), sessionIDs...)
-	for len(todo) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
+	return r.extractHeuristicSessions(ctx, scope.WithDefaults(), sessionIDs, each, stop)
+}
+
+// planAhead is how many sessions are planned ahead of the one committed.
+const planAhead = 4
+
+// plannedSession is the first page of windows of a session, planned.
+type plannedSession struct {
+	sid     string
+	windows []*plannedWindow
+	more    bool
+	err     error
+}
+
+// extractHeuristicSessions is ExtractSessions without an LLM. Planning (a
+// session's reads, the heuristic extractor, vectors) runs in its own
+// goroutine, a few sessions ahead of the commits, which stay in session
+// order: deduplication is at commit time, so a session's memories are
+// checked against those of every session before it.
+func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Scope, sessionIDs []string, each func(Result), stop func(string, error) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A session listed twice is extracted once: the second time nothing
+	// would be pending.
+	var sids []string
+	seen := map[string]bool{}
+	for _, sid := range sessionIDs {
+		if !seen[sid] {
+			seen[sid] = true
+			sids = append(sids, sid)
+		}
+	}
+	ch := make(chan plannedSession, planAhead)
+	go func() {
+		defer close(ch)
+		for _, sid := range sids {
+			ws, more, err := r.planSession(ctx, scope, sid)
+			select {
+			case ch <- plannedSession{sid: sid, windows: ws, more: more, err: err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for first := range ch {
+		// Commit together what is planned already, up to batchWindows
+		// windows, ending at a session with more pages (whose next pages
+		// come before the sessions after it).
+		batch := []plannedSession{first}
+		n := len(first.windows)
+	gather:
+		for !batch[len(batch)-1].more && n < batchWindows {
+			select {
+			case ps, ok := <-ch:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, ps)
+				n += len(ps.windows)
+			default:
+				break gather
+			}
 		}
 		var plan []*plannedWindow
-		var again []string
-		taken := 0
-		for _, sid := range todo {
-			if len(plan) >= batchWindows {
-				break
-			}
-			taken++
-			ws, more, err := r.planSession(ctx, scope, sid)
-			if err != nil {
-				if err := stop(sid, err); err != nil {
+		for _, ps := range batch {
+			if ps.err != nil {
+				if err := stop(ps.sid, ps.err); err != nil {
 					return err
 				}
 				continue
 			}
-			plan = append(plan, ws...)
-			if more {
-				again = append(again, sid)
-			}
+			plan = append(plan, ps.windows...)
 		}
 		failed := r.runPlanned(ctx, scope, plan, each, stop)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		next := make([]string, 0, len(again)+len(todo)-taken)
-		for _, sid := range again {
-			if !failed[sid] {
-				next = append(next, sid)
+		last := batch[len(batch)-1]
+		for last.more && last.err == nil && !failed[last.sid] {
+			ws, more, err := r.planSession(ctx, scope, last.sid)
+			if err != nil {
+				if err := stop(last.sid, err); err != nil {
+					return err
+				}
+				break
 			}
+			failed = r.runPlanned(ctx, scope, ws, each, stop)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			last.more = more
 		}
-		todo = append(next, todo[taken:]...)
 	}
-	return nil
+	return ctx.Err()
 }
 
 // plannedWindow is one window of a batch, extracted and deduplicated, its
@@ -258,8 +317,44 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			}
 		}
 	}
+	// Each session's cursor moves once per batch, past its last window
+	// stored: a window stopped before that is redone, and gives the same
+	// memories under the same ids, which are then stored already (so
+	// skipped) or written in place. Window results are passed on once the
+	// cursor moved.
+	var withdrawn []applyStep
+	var held []*plannedWindow
+	flush := func() error {
+		if len(held) == 0 {
+			return nil
+		}
+		last := held[len(held)-1]
+		err := r.d.Store.AdvanceCursor(ctx, scope, last.sessionID, last.w.LastSeq(), last.lastScene, r.now())
+		if err != nil {
+			err = fmt.Errorf("advance cursor: %w", err)
+		}
+		for _, pw := range held {
+			r.finishPlanned(ctx, scope, pw, "persist", err)
+			if each != nil {
+				each(pw.res)
+			}
+		}
+		held = held[:0]
+		if err != nil {
+			failed[last.sessionID] = true
+			return stop(last.sessionID, err)
+		}
+		return nil
+	}
 	for _, pw := range plan {
+		if len(held) > 0 && held[0].sessionID != pw.sessionID {
+			if err := flush(); err != nil {
+				return failed
+			}
+		}
 		if failed[pw.sessionID] {
+			// Logged, but the session stopped before this window.
+			withdrawn = append(withdrawn, pw.steps...)
 			continue
 		}
 		if pw.single {
@@ -277,8 +372,12 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			}
 			continue
 		}
-		if err := r.commitPlanned(ctx, scope, pw); err != nil {
+		if err := r.applySteps(ctx, pw.b, pw.steps, &pw.res); err != nil {
+			if flush() != nil {
+				return failed
+			}
 			failed[pw.sessionID] = true
+			r.finishPlanned(ctx, scope, pw, "persist", err)
 			if each != nil {
 				each(pw.res)
 			}
@@ -287,33 +386,26 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			}
 			continue
 		}
-		if each != nil {
-			each(pw.res)
-		}
+		held = append(held, pw)
+	}
+	if flush() != nil {
+		return failed
+	}
+	if len(withdrawn) > 0 {
+		var res Result
+		r.withdraw(plan[0].b, withdrawn, &res)
 	}
 	return failed
 }
 
-// commitPlanned stores a planned window's memories and advances the
-// session's cursor past it.
-func (r *Runner) commitPlanned(ctx context.Context, scope imprint.Scope, pw *plannedWindow) error {
-	fail := func(stage string, err error) error {
-		pw.res.Success = false
+// finishPlanned completes a planned window's result and logs its metric:
+// failed at stage with err, or successful when err is nil.
+func (r *Runner) finishPlanned(ctx context.Context, scope imprint.Scope, pw *plannedWindow, stage string, err error) {
+	pw.res.Success = err == nil
+	if err != nil {
 		pw.res.warn(stage, imprint.ErrorCode(err), err.Error())
-		pw.res.Warnings = capWarnings(pw.res.Warnings)
-		pw.met.all = r.now().Sub(pw.met.start)
-		logMetric(ctx, r.log(), scope, pw.res, pw.met)
-		return err
 	}
-	if err := r.applySteps(ctx, pw.b, pw.steps, &pw.res); err != nil {
-		return fail("persist", err)
-	}
-	if err := r.d.Store.AdvanceCursor(ctx, scope, pw.sessionID, pw.w.LastSeq(), pw.lastScene, r.now()); err != nil {
-		return fail("persist", fmt.Errorf("advance cursor: %w", err))
-	}
-	pw.res.Success = true
 	pw.res.Warnings = capWarnings(pw.res.Warnings)
 	pw.met.all = r.now().Sub(pw.met.start)
 	logMetric(ctx, r.log(), scope, pw.res, pw.met)
-	return nil
 }

@@ -227,7 +227,7 @@ func TestWindowLoggedBeforeStoreReplaysAfterRedo(t *testing.T) {
 	}
 }
 
-func TestReplayKeepsTheLastLineOfAMemory(t *testing.T) {
+func TestReplayKeepsTheLastLineOfAMemoryAndDropsWithdrawn(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "records")
@@ -250,12 +250,16 @@ func TestReplayKeepsTheLastLineOfAMemory(t *testing.T) {
 	c.Version = 2
 	final := mem("b", "User lives in Paris now.", "c")
 	final.Version = 3
+	// A memory whose store write failed after it was logged is withdrawn.
+	failed := mem("d", "User has a cat.")
 	var lines []string
 	for _, l := range []RecordLine{
 		{Op: OpLineStore, At: at, Memory: old},
 		{Op: OpLineUpdate, At: at, Memory: stale},
 		{Op: OpLineUpdate, At: at, Memory: c},
 		{Op: OpLineUpdate, At: at, Memory: final},
+		{Op: OpLineStore, At: at, Memory: failed},
+		{Op: OpLineWithdraw, At: at, Memory: failed},
 	} {
 		b, err := json.Marshal(l)
 		if err != nil {
@@ -275,8 +279,8 @@ func TestReplayKeepsTheLastLineOfAMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Lines != 4 || st.Written != 3 {
-		t.Errorf("replay stats %+v, want 4 lines and 3 memories written", st)
+	if st.Lines != 6 || st.Written != 3 {
+		t.Errorf("replay stats %+v, want 6 lines and 3 memories written", st)
 	}
 	live, err := db.ListMemories(ctx, scope, imprint.MemoryFilter{})
 	if err != nil {

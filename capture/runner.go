@@ -224,9 +224,102 @@ func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint
 // CaptureAbandoned off returns a Result with no traces and an
 // abandoned_skipped warning.
 func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.ClosedBy) (Result, error) {
+	c, err := r.compute(ctx, ep, closedBy)
+	if err != nil || c.done {
+		return c.res, err
+	}
+	t := time.Now()
+	if r.d.Store != nil {
+		err = r.d.Store.SaveCapture(ctx, c.ep, c.traces)
+	}
+	return r.finish(c, t, err)
+}
+
+// CaptureSaver is a store that saves many captures in one transaction
+// (sqlite.DB does); RunMany uses it.
+type CaptureSaver interface {
+	SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error
+}
+
+// RunMany captures episodes as Run does, one after another, but saves
+// them together: in one SaveCaptures call when the store is a
+// CaptureSaver (one transaction for all), else one SaveCapture each. It
+// returns the result of each episode. When an episode cannot be prepared
+// (ErrInvalid) nothing is saved and that error is returned; when the
+// save fails every episode fails with it.
+func (r *Runner) RunMany(ctx context.Context, eps []imprint.Episode, closedBy imprint.ClosedBy) ([]Result, error) {
+	cs := make([]computed, len(eps))
+	for i, ep := range eps {
+		c, err := r.compute(ctx, ep, closedBy)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = c
+	}
+	out := make([]Result, len(eps))
+	saver, batched := r.d.Store.(CaptureSaver)
+	if !batched || r.d.Store == nil {
+		var first error
+		for i, c := range cs {
+			if c.done {
+				out[i] = c.res
+				continue
+			}
+			t := time.Now()
+			var err error
+			if r.d.Store != nil {
+				err = r.d.Store.SaveCapture(ctx, c.ep, c.traces)
+			}
+			out[i], err = r.finish(c, t, err)
+			if err != nil && first == nil {
+				first = err
+			}
+		}
+		return out, first
+	}
+	var save []imprint.Episode
+	var traces [][]imprint.Trace
+	for _, c := range cs {
+		if !c.done {
+			save = append(save, c.ep)
+			traces = append(traces, c.traces)
+		}
+	}
+	t := time.Now()
+	var serr error
+	if len(save) > 0 {
+		serr = saver.SaveCaptures(ctx, save, traces)
+	}
+	var first error
+	for i, c := range cs {
+		if c.done {
+			out[i] = c.res
+			continue
+		}
+		var err error
+		out[i], err = r.finish(c, t, serr)
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return out, first
+}
+
+// computed is an episode worked out by compute, ready to save: done means
+// there is nothing to save (res is the whole result).
+type computed struct {
+	ep     imprint.Episode
+	traces []imprint.Trace
+	res    Result
+	mode   string
+	done   bool
+}
+
+// compute does everything Run does before saving.
+func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy imprint.ClosedBy) (computed, error) {
 	ep, err := r.Prepare(ep, closedBy)
 	if err != nil {
-		return Result{}, fmt.Errorf("capture: %w", err)
+		return computed{}, fmt.Errorf("capture: %w", err)
 	}
 	ep = redactEpisode(sanitizeEpisode(ep), r.d.Redact)
 	res := Result{EpisodeID: ep.ID, SessionID: ep.SessionID, ClosedBy: ep.ClosedBy,
@@ -235,7 +328,7 @@ func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.C
 		res.Warnings = append(res.Warnings, Warning{Stage: "capture", Code: CodeAbandonedSkipped,
 			Message: "the episode was abandoned and capture.capture_abandoned is off"})
 		r.log.capture.Info("capture skipped abandoned episode", "episode_id", ep.ID, "session_id", ep.SessionID)
-		return res, nil
+		return computed{res: res, done: true}, nil
 	}
 	r.d.Bus.Publish(Event{Kind: EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
 
@@ -301,19 +394,23 @@ func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.C
 	res.Traces = traces
 	ep.TraceIDs = res.TraceIDs
 
-	t = time.Now()
-	if r.d.Store != nil {
-		if err := r.d.Store.SaveCapture(ctx, ep, traces); err != nil {
-			res.StageMS.Persist = since(t)
-			err = fmt.Errorf("capture episode %s: save traces: %w", ep.ID, err)
-			r.d.Bus.Publish(Event{Kind: EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
-			r.log.capture.Error("capture failed", "episode_id", ep.ID, "session_id", ep.SessionID, "stage", "persist", "error", err)
-			return res, err
-		}
+	return computed{ep: ep, traces: traces, res: res, mode: mode}, nil
+}
+
+// finish completes the result of a computed episode saved from t on with
+// err (nil when the save succeeded), and reports it.
+func (r *Runner) finish(c computed, t time.Time, err error) (Result, error) {
+	ep, res := c.ep, c.res
+	if err != nil {
+		res.StageMS.Persist = since(t)
+		err = fmt.Errorf("capture episode %s: save traces: %w", ep.ID, err)
+		r.d.Bus.Publish(Event{Kind: EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
+		r.log.capture.Error("capture failed", "episode_id", ep.ID, "session_id", ep.SessionID, "stage", "persist", "error", err)
+		return res, err
 	}
 	res.StageMS.Persist = since(t)
 	r.d.Bus.Publish(Event{Kind: EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
-	r.log.logSummary(&res, mode)
+	r.log.logSummary(&res, c.mode)
 	return res, nil
 }
 

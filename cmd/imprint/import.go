@@ -220,9 +220,9 @@ func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *recor
 	return nil
 }
 
-// captureEpisode captures one episode of a transcript when it is new or
-// grew since it was captured (or, in a dry run, only counts it).
-func (a *App) captureEpisode(ctx context.Context, st imprint.Store, capRunner *capture.Runner, sessionID string, ep imprint.Episode, sum *importSummary, est *estimate) error {
+// episodeToCapture gives an episode of a transcript its scope and id and
+// says whether it was captured before and is unchanged (skip).
+func (a *App) episodeToCapture(ctx context.Context, st imprint.Store, ep imprint.Episode) (imprint.Episode, bool, error) {
 	scope := a.Scope()
 	ep.Scope = scope
 	// Episode ids are derived from the scope too, so one transcript can
@@ -231,10 +231,23 @@ func (a *App) captureEpisode(ctx context.Context, st imprint.Store, capRunner *c
 	prev, err := st.GetEpisode(ctx, scope, ep.ID)
 	switch {
 	case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
-		sum.EpisodesSkipped++
-		return nil // captured before and unchanged
+		return ep, true, nil // captured before and unchanged
 	case err != nil && !errors.Is(err, imprint.ErrNotFound):
-		return fmt.Errorf("import episode %s: %w", ep.ID, err)
+		return ep, false, fmt.Errorf("import episode %s: %w", ep.ID, err)
+	}
+	return ep, false, nil
+}
+
+// captureEpisode captures one episode of a transcript when it is new or
+// grew since it was captured (or, in a dry run, only counts it).
+func (a *App) captureEpisode(ctx context.Context, st imprint.Store, capRunner *capture.Runner, sessionID string, ep imprint.Episode, sum *importSummary, est *estimate) error {
+	ep, skip, err := a.episodeToCapture(ctx, st, ep)
+	if err != nil {
+		return err
+	}
+	if skip {
+		sum.EpisodesSkipped++
+		return nil
 	}
 	if est != nil {
 		sum.Episodes++
@@ -441,10 +454,12 @@ type captureJob struct {
 	ep        imprint.Episode
 }
 
-// Capture workers and queued episodes.
+// Capture workers, queued episodes, and the most episodes saved in one
+// transaction.
 const (
 	captureWorkers = 2
 	captureQueue   = 256
+	captureBatch   = 16
 )
 
 func (a *App) startCapture(ctx context.Context, st imprint.Store, capRunner *capture.Runner, bar *importBar) *captureStage {
@@ -455,11 +470,25 @@ func (a *App) startCapture(ctx context.Context, st imprint.Store, capRunner *cap
 		go func() {
 			defer x.wg.Done()
 			for j := range x.eps {
+				// Take the episodes already waiting too, up to captureBatch,
+				// and save them in one transaction.
+				jobs := []captureJob{j}
+			more:
+				for len(jobs) < captureBatch {
+					select {
+					case j, ok := <-x.eps:
+						if !ok {
+							break more
+						}
+						jobs = append(jobs, j)
+					default:
+						break more
+					}
+				}
 				if ctx.Err() != nil {
 					continue // drain
 				}
-				var one importSummary
-				err := a.captureEpisode(ctx, st, capRunner, j.sessionID, j.ep, &one, nil)
+				sums, err := a.captureEpisodes(ctx, st, capRunner, jobs)
 				x.mu.Lock()
 				if err != nil {
 					if x.err == nil {
@@ -467,11 +496,13 @@ func (a *App) startCapture(ctx context.Context, st imprint.Store, capRunner *cap
 					}
 					cancel()
 				}
-				x.sum.Episodes += one.Episodes
-				x.sum.EpisodesSkipped += one.EpisodesSkipped
-				x.sum.Traces += one.Traces
-				if len(one.Warnings) > 0 {
-					x.warns[j.n] = one.Warnings
+				for i, one := range sums {
+					x.sum.Episodes += one.Episodes
+					x.sum.EpisodesSkipped += one.EpisodesSkipped
+					x.sum.Traces += one.Traces
+					if len(one.Warnings) > 0 {
+						x.warns[jobs[i].n] = one.Warnings
+					}
 				}
 				eps := x.sum.Episodes
 				x.mu.Unlock()
@@ -480,6 +511,43 @@ func (a *App) startCapture(ctx context.Context, st imprint.Store, capRunner *cap
 		}()
 	}
 	return x
+}
+
+// captureEpisodes captures the new or grown episodes of jobs with one
+// RunMany (one store transaction) and returns each job's counts and
+// warnings.
+func (a *App) captureEpisodes(ctx context.Context, st imprint.Store, capRunner *capture.Runner, jobs []captureJob) ([]importSummary, error) {
+	sums := make([]importSummary, len(jobs))
+	var run []imprint.Episode
+	var idx []int
+	for i, j := range jobs {
+		ep, skip, err := a.episodeToCapture(ctx, st, j.ep)
+		if err != nil {
+			return sums, err
+		}
+		if skip {
+			sums[i].EpisodesSkipped++
+			continue
+		}
+		run = append(run, ep)
+		idx = append(idx, i)
+	}
+	if len(run) == 0 {
+		return sums, nil
+	}
+	res, err := capRunner.RunMany(ctx, run, "")
+	if err != nil {
+		return sums, fmt.Errorf("capture episodes of %s: %w", jobs[idx[0]].sessionID, err)
+	}
+	for k, i := range idx {
+		sums[i].Episodes++
+		sums[i].Traces += len(res[k].Traces)
+		for _, w := range res[k].Warnings {
+			sums[i].Warnings = append(sums[i].Warnings, importer.Warning{File: jobs[i].sessionID,
+				Message: fmt.Sprintf("capture %s: %s/%s: %s", run[k].ID, w.Stage, w.Code, w.Message)})
+		}
+	}
+	return sums, nil
 }
 
 // add hands the episodes of a transcript to capture; it waits while the

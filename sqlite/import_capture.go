@@ -1,0 +1,192 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// SaveCaptures writes several episodes with their traces, traces[i] being
+// those of eps[i], in one transaction: each as SaveCapture writes it (the
+// same statements, in order), so that an import of many small episodes
+// pays for one commit instead of one each. Nothing is written when one of
+// them is invalid (ErrInvalid naming it, e.g. captures[2]: traces[0].id is
+// required) or conflicts (ErrConflict).
+//
+// It repeats SaveCapture's transaction body (sqlite/trace.go) for each
+// episode; the two must change together.
+func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error {
+	if len(eps) != len(traces) {
+		return imprint.Invalidf("%d episodes with %d trace lists", len(eps), len(traces))
+	}
+	eps = slices.Clone(eps)
+	allKeys := make([]map[string]bool, len(eps))
+	for c := range eps {
+		ep, traces := eps[c], traces[c]
+		if err := validEpisode(ep); err != nil {
+			return fmt.Errorf("captures[%d]: %w", c, err)
+		}
+		ids := make([]string, len(traces))
+		keys := map[string]bool{}
+		for i, t := range traces {
+			if strings.TrimSpace(t.ID) == "" {
+				return imprint.Invalidf("captures[%d]: traces[%d].id is required", c, i)
+			}
+			if strings.TrimSpace(t.StepKey) == "" {
+				return imprint.Invalidf("captures[%d]: traces[%d].step_key is required", c, i)
+			}
+			if keys[t.StepKey] {
+				return imprint.Invalidf("captures[%d]: traces[%d].step_key %q is repeated", c, i, t.StepKey)
+			}
+			keys[t.StepKey] = true
+			ids[i] = t.ID
+		}
+		ep.TraceIDs = ids
+		eps[c] = ep
+		allKeys[c] = keys
+	}
+	now := imprint.Now()
+	type applied struct {
+		rid int64
+		t   imprint.Trace
+	}
+	var written []applied
+	var removed []int64
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		written, removed = written[:0], removed[:0]
+		for c := range eps {
+			if err := db.saveCaptureTx(ctx, tx, eps[c], traces[c], allKeys[c], now, func(rid int64, t imprint.Trace) {
+				written = append(written, applied{rid, t})
+			}, func(rid int64) { removed = append(removed, rid) }); err != nil {
+				return nil, fmt.Errorf("captures[%d]: %w", c, err)
+			}
+		}
+		return func() {
+			for _, rid := range removed {
+				db.vecRemove(imprint.KindTrace, rid)
+			}
+			for _, a := range written {
+				db.vecRemove(imprint.KindTrace, a.rid)
+				if a.t.Embedder != "" {
+					db.vecUpsert(imprint.KindTrace, a.t.Embedder, a.rid, a.t.ID, a.t.Scope, a.t.SessionID, true,
+						a.t.VecSummary, a.t.VecAction)
+				}
+			}
+		}, nil
+	})
+	return dbErr("save captures", err)
+}
+
+// saveCaptureTx is SaveCapture's transaction body for one episode; keys
+// are the step keys of traces. It reports each trace written and each
+// vanished trace removed.
+func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time,
+	wrote func(rid int64, t imprint.Trace), removedRID func(rid int64)) error {
+	if err := upsertEpisode(ctx, tx, ep, true); err != nil {
+		return err
+	}
+	existing := map[string]int64{}
+	sel, err := db.stmt(ctx, tx, traceStepsSQL)
+	if err != nil {
+		return err
+	}
+	rows, err := sel.QueryContext(ctx, ep.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var rid int64
+		var key string
+		if err := rows.Scan(&rid, &key); err != nil {
+			rows.Close()
+			return err
+		}
+		existing[key] = rid
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	fts, err := db.newFTSWriter(ctx, tx, "trace")
+	if err != nil {
+		return err
+	}
+	defer fts.close()
+	// Vanished steps go first, so a surviving step may take over an id.
+	for key, rid := range existing {
+		if keys[key] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE rid = ?`, rid); err != nil {
+			return err
+		}
+		if err := fts.remove(ctx, rid); err != nil {
+			return err
+		}
+		removedRID(rid)
+	}
+	for _, t := range traces {
+		t.EpisodeID, t.SessionID, t.Scope = ep.ID, ep.SessionID, ep.Scope
+		if t.CreatedAt.IsZero() {
+			t.CreatedAt = now
+		}
+		tools := t.ToolCalls
+		if tools == nil {
+			tools = []imprint.ToolCall{}
+		}
+		toolsJSON, err := jsonText(tools)
+		if err != nil {
+			return err
+		}
+		var refl any
+		if t.Reflection != nil {
+			refl = *t.Reflection
+		}
+		var rh any
+		if t.RHuman != nil {
+			rh = *t.RHuman
+		}
+		dim := max(len(t.VecSummary), len(t.VecAction))
+		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Scope.Workspace, t.SessionID, t.StepIndex,
+			ts(t.TS), t.UserText, t.AgentText, toolsJSON, refl, string(t.ReflectionSource), t.Alpha, boolInt(t.Usable),
+			t.Value, t.Priority, rh, t.Depth, boolInt(t.IsSubagent), boolInt(t.Truncated),
+			blobOrNil(t.VecSummary), blobOrNil(t.VecAction), t.Embedder, dim}
+		rid, ok := existing[t.StepKey]
+		if ok {
+			// A re-capture rewrites what capture computes and keeps what
+			// later stages learned: value, priority and r_human.
+			upd := append(append(append([]any{}, vals[:15]...), vals[18:]...), rid)
+			var st *sql.Stmt
+			if st, err = db.stmt(ctx, tx, traceUpdateSQL); err == nil {
+				_, err = st.ExecContext(ctx, upd...)
+			}
+			if err == nil {
+				err = fts.replace(ctx, rid, traceText(t))
+			}
+		} else {
+			var r sql.Result
+			var st *sql.Stmt
+			if st, err = db.stmt(ctx, tx, traceInsertSQL); err == nil {
+				r, err = st.ExecContext(ctx, append(vals, ep.ID, t.StepKey, ts(t.CreatedAt))...)
+			}
+			if err == nil {
+				rid, err = r.LastInsertId()
+			}
+			if err == nil {
+				err = fts.insert(ctx, rid, traceText(t))
+			}
+		}
+		if isUnique(err) {
+			return imprint.Conflictf("trace id %q belongs to another step or episode", t.ID)
+		}
+		if err != nil {
+			return err
+		}
+		wrote(rid, t)
+	}
+	return nil
+}

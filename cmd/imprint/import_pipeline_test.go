@@ -191,3 +191,60 @@ func TestImportPipelinedLikeOneByOne(t *testing.T) {
 		t.Errorf("second import added something: %+v", again)
 	}
 }
+
+// TestImportInterruptedResumes stops imports of the shared test data at
+// different points (the context ends, as on Ctrl-C) and imports again:
+// the result is what one uninterrupted import gives, nothing lost and
+// nothing twice.
+func TestImportInterruptedResumes(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join("..", "..", "..", "shared", "testdata")
+	clean := t.TempDir()
+	if r := runImprint(t, nil, "import", "--json", "--data-dir", clean, src); r.code != 0 {
+		t.Fatalf("import exit %d: %s", r.code, r.stderr)
+	}
+	want := storeView(t, clean)
+	for _, after := range []time.Duration{40 * time.Millisecond, 120 * time.Millisecond, 250 * time.Millisecond, 450 * time.Millisecond} {
+		t.Run(after.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), after)
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			env := envMap(map[string]string{"HOME": t.TempDir()})
+			code := runEnv(ctx, []string{"import", "--json", "--data-dir", dir, src}, env, strings.NewReader(""), &stdout, &stderr)
+			t.Logf("import stopped after %v: exit %d %s", after, code, lastLine(stderr.String()))
+			if r := runImprint(t, nil, "import", "--json", "--data-dir", dir, src); r.code != 0 {
+				t.Fatalf("resumed import exit %d: %s", r.code, r.stderr)
+			}
+			got := storeView(t, dir)
+			for _, name := range []string{"messages", "episodes", "traces", "memories", "sessions"} {
+				if diff := cmp.Diff(want[name], got[name]); diff != "" {
+					t.Errorf("%s (-uninterrupted +interrupted and resumed):\n%s", name, diff)
+				}
+			}
+			// The records log still replays to the live memories.
+			fresh := t.TempDir()
+			db, err := sqlite.Open(context.Background(), filepath.Join(fresh, "imprint.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := extract.Replay(context.Background(), db, filepath.Join(dir, "records")); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			live := func(v map[string][]string) []string {
+				var out []string
+				for _, m := range v["memories"] {
+					if strings.Contains(m, " 1 heuristic") {
+						out = append(out, m)
+					}
+				}
+				return out
+			}
+			if diff := cmp.Diff(live(got), live(storeView(t, fresh))); diff != "" {
+				t.Errorf("replayed live memories (-imported +replayed):\n%s", diff)
+			}
+		})
+	}
+}

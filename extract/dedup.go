@@ -84,16 +84,13 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 			continue
 		}
 		seen[h] = true
-		found, err := r.d.Store.FindMemoryByHash(ctx, scope, h)
+		live, err := r.hasLiveHash(ctx, scope, h)
 		if err != nil {
 			out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("exact-text lookup: %v", err))
 			continue
 		}
-		for _, f := range found {
-			if f.SupersededBy == nil {
-				out.decisions[i].action = ActionSkip
-				break
-			}
+		if live {
+			out.decisions[i].action = ActionSkip
 		}
 	}
 	if r.d.LLM == nil {
@@ -123,6 +120,29 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 	}
 	r.judge(ctx, mems, judged, cands, &out)
 	return out
+}
+
+// liveHashStore is a store that answers the exact-text pre-check without
+// reading the memories (sqlite.DB does).
+type liveHashStore interface {
+	HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash string) (bool, error)
+}
+
+// hasLiveHash reports whether a live memory of the scope has the hash.
+func (r *Runner) hasLiveHash(ctx context.Context, scope imprint.Scope, h string) (bool, error) {
+	if s, ok := r.d.Store.(liveHashStore); ok {
+		return s.HasLiveMemoryHash(ctx, scope, h)
+	}
+	found, err := r.d.Store.FindMemoryByHash(ctx, scope, h)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range found {
+		if f.SupersededBy == nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // recall finds, for each memory index in rest, the ids of related live

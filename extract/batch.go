@@ -64,10 +64,12 @@ func (r *Runner) ExtractSessions(ctx context.Context, scope imprint.Scope, sessi
 	return r.extractHeuristicSessions(ctx, scope.WithDefaults(), sessionIDs, each, stop)
 }
 
-// planAhead is how many sessions are planned ahead of the one committed.
-const planAhead = 4
+// planAhead is how many chunks of windows are planned ahead of the ones
+// being written.
+const planAhead = 8
 
-// plannedSession is the first page of windows of a session, planned.
+// plannedSession is windows of a session, planned (a chunk of its first
+// page), or the error that stopped its planning.
 type plannedSession struct {
 	sid     string
 	windows []*plannedWindow
@@ -93,14 +95,23 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 			sids = append(sids, sid)
 		}
 	}
+	failed := map[string]bool{}
 	ch := make(chan plannedSession, planAhead)
 	go func() {
 		defer close(ch)
-		for _, sid := range sids {
-			ws, more, err := r.planSession(ctx, scope, sid)
+		send := func(ps plannedSession) bool {
 			select {
-			case ch <- plannedSession{sid: sid, windows: ws, more: more, err: err}:
+			case ch <- ps:
+				return true
 			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, sid := range sids {
+			err := r.planSessionChunks(ctx, scope, sid, planChunk, func(ws []*plannedWindow, more bool) bool {
+				return send(plannedSession{sid: sid, windows: ws, more: more})
+			})
+			if err != nil && !send(plannedSession{sid: sid, err: err}) {
 				return
 			}
 		}
@@ -127,6 +138,7 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 		var plan []*plannedWindow
 		for _, ps := range batch {
 			if ps.err != nil {
+				failed[ps.sid] = true
 				if err := stop(ps.sid, ps.err); err != nil {
 					return err
 				}
@@ -134,7 +146,7 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 			}
 			plan = append(plan, ps.windows...)
 		}
-		failed := r.runPlanned(ctx, scope, plan, each, stop)
+		r.runPlanned(ctx, scope, plan, failed, each, stop)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -147,7 +159,7 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 				}
 				break
 			}
-			failed = r.runPlanned(ctx, scope, ws, each, stop)
+			r.runPlanned(ctx, scope, ws, failed, each, stop)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -178,17 +190,35 @@ type plannedWindow struct {
 // pending messages and extracts them. more is true when the page did not
 // hold all pending messages.
 func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid string) ([]*plannedWindow, bool, error) {
+	var out []*plannedWindow
+	var more bool
+	err := r.planSessionChunks(ctx, scope, sid, 0, func(ws []*plannedWindow, m bool) bool {
+		out, more = append(out, ws...), m
+		return true
+	})
+	return out, more, err
+}
+
+// planChunk is how many windows of a session are extracted before they
+// are handed on, so that the writes of a long session start while its
+// later windows are still being extracted.
+const planChunk = 8
+
+// planSessionChunks is planSession handing the windows on to emit as they
+// are extracted, chunk at a time (all at once when chunk is 0); more is
+// set on the last call only. emit returns false to stop.
+func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid string, chunk int, emit func(ws []*plannedWindow, more bool) bool) error {
 	prevScene := ""
 	sess, err := r.d.Store.GetSession(ctx, scope, sid)
 	switch {
 	case err == nil:
 		prevScene = sess.LastSceneName
 	case !errors.Is(err, imprint.ErrNotFound):
-		return nil, false, fmt.Errorf("read session: %w", err)
+		return fmt.Errorf("read session: %w", err)
 	}
 	pending, err := r.d.Store.PendingMessages(ctx, scope, sid, batchPage)
 	if err != nil {
-		return nil, false, fmt.Errorf("read pending messages: %w", err)
+		return fmt.Errorf("read pending messages: %w", err)
 	}
 	complete := len(pending) < batchPage
 	gate := gateMemo{}
@@ -209,11 +239,13 @@ func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid strin
 		rest = rest[len(consumed):]
 	}
 	if len(windows) == 0 {
-		if len(pending) == 0 {
-			return nil, false, nil
+		if len(pending) > 0 {
+			// The page ends inside the first window: that one goes alone.
+			emit([]*plannedWindow{{sessionID: sid, single: true}}, true)
+			return nil
 		}
-		// The page ends inside the first window: that one goes alone.
-		return []*plannedWindow{{sessionID: sid, single: true}}, true, nil
+		emit(nil, false)
+		return nil
 	}
 	more := !complete
 	if n := r.cfg.MaxBackgroundMessages; n > 0 {
@@ -221,7 +253,7 @@ func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid strin
 		// store for the first and from the page after that.
 		bg, err := backgroundBefore(ctx, r.d.Store, gate, scope, sid, windows[0].Consumed[0].Seq, n)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		qual := append([]imprint.Message(nil), bg...)
 		for i := range windows {
@@ -230,14 +262,23 @@ func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid strin
 			qual = qual[max(len(qual)-n, 0):]
 		}
 	}
-	out := make([]*plannedWindow, len(windows))
+	if chunk <= 0 {
+		chunk = len(windows)
+	}
+	var out []*plannedWindow
 	for i, w := range windows {
 		pw := &plannedWindow{sessionID: sid, w: w}
 		pw.lastScene = r.extractHeuristic(ctx, scope, pw, prevScene)
 		prevScene = pw.lastScene
-		out[i] = pw
+		out = append(out, pw)
+		if last := i == len(windows)-1; last || len(out) == chunk {
+			if !emit(out, more && last) {
+				return nil
+			}
+			out = nil
+		}
 	}
-	return out, more, nil
+	return nil
 }
 
 // extractHeuristic runs the heuristic extractor over a planned window and
@@ -281,13 +322,13 @@ func (r *Runner) extractHeuristic(ctx context.Context, scope imprint.Scope, pw *
 
 // runPlanned deduplicates and plans the windows in order, logs all their
 // lines, then stores each window's memories and moves its session's
-// cursor. It returns the sessions that stopped at a failed window.
-func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*plannedWindow, each func(Result), stop func(string, error) error) map[string]bool {
-	failed := map[string]bool{}
+// cursor. It adds the sessions that stop at a failed window to failed, and
+// skips (withdraws) the windows of sessions in failed.
+func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*plannedWindow, failed map[string]bool, each func(Result), stop func(string, error) error) {
 	planned := map[string]bool{}
 	var lines []any
 	for _, pw := range plan {
-		if pw.single || len(pw.mems) == 0 {
+		if pw.single || len(pw.mems) == 0 || failed[pw.sessionID] {
 			continue
 		}
 		t0 := r.now()
@@ -349,7 +390,7 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 	for _, pw := range plan {
 		if len(held) > 0 && held[0].sessionID != pw.sessionID {
 			if err := flush(); err != nil {
-				return failed
+				return
 			}
 		}
 		if failed[pw.sessionID] {
@@ -367,14 +408,14 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			if err != nil {
 				failed[pw.sessionID] = true
 				if stop(pw.sessionID, err) != nil {
-					return failed
+					return
 				}
 			}
 			continue
 		}
 		if err := r.applySteps(ctx, pw.b, pw.steps, &pw.res); err != nil {
 			if flush() != nil {
-				return failed
+				return
 			}
 			failed[pw.sessionID] = true
 			r.finishPlanned(ctx, scope, pw, "persist", err)
@@ -382,20 +423,19 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 				each(pw.res)
 			}
 			if stop(pw.sessionID, err) != nil {
-				return failed
+				return
 			}
 			continue
 		}
 		held = append(held, pw)
 	}
 	if flush() != nil {
-		return failed
+		return
 	}
 	if len(withdrawn) > 0 {
 		var res Result
 		r.withdraw(plan[0].b, withdrawn, &res)
 	}
-	return failed
 }
 
 // finishPlanned completes a planned window's result and logs its metric:

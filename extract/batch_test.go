@@ -127,20 +127,35 @@ func TestExtractSessionsMatchesOneSessionAfterAnother(t *testing.T) {
 
 // crashingStore fails every PutMemory after the first ok ones, as if the
 // process died between the window's records-shard sync and the rest of
-// its store transactions.
+// its store transactions; with once, only the one after them fails (a
+// transient failure: the run goes on).
 type crashingStore struct {
 	imprint.Store
-	ok int
+	ok   int
+	once bool
+	done bool
 }
 
 var errCrash = errors.New("simulated crash")
 
 func (s *crashingStore) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
-	if s.ok <= 0 {
+	if s.ok <= 0 && !s.done {
+		s.done = s.once
 		return errCrash
 	}
 	s.ok--
 	return s.Store.PutMemory(ctx, m, supersede)
+}
+
+// recordLongSession records a session of many windows, each with memories
+// of its own.
+func recordLongSession(e *testEnv) string {
+	var msgs []string
+	for i := range 40 {
+		msgs = append(msgs, fmt.Sprintf("I live in Town%d with my partner.", i), fmt.Sprintf("I work as a nurse in City%d.", i))
+	}
+	e.record("s-many", e.baseDay.Add(-time.Hour), msgs...)
+	return "s-many"
 }
 
 func TestWindowLoggedBeforeStoreReplaysAfterRedo(t *testing.T) {
@@ -149,18 +164,21 @@ func TestWindowLoggedBeforeStoreReplaysAfterRedo(t *testing.T) {
 		name     string
 		together bool
 		ok       int
+		once     bool
 	}{
-		{"window by window, nothing stored", false, 0},
-		{"window by window, half stored", false, 1},
-		{"sessions together, nothing stored", true, 0},
-		{"sessions together, part stored", true, 5},
+		{"window by window, nothing stored", false, 0, false},
+		{"window by window, half stored", false, 1, false},
+		{"sessions together, nothing stored", true, 0, false},
+		{"sessions together, part stored", true, 5, false},
+		{"sessions together, one write failed early", true, 3, true},
+		{"sessions together, one write failed late", true, 30, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := DefaultConfig()
 			cfg.MaxMessagesPerExtraction = 4
 			e := newTestEnv(t, cfg, withoutLLM(), withEmbedder())
-			sessions := recordSessions(e)
+			sessions := append([]string{recordLongSession(e)}, recordSessions(e)...)
 			run := func(r *Runner) error {
 				if tc.together {
 					var first error
@@ -179,13 +197,18 @@ func TestWindowLoggedBeforeStoreReplaysAfterRedo(t *testing.T) {
 				return nil
 			}
 			crashing := e.deps
-			crashing.Store = &crashingStore{Store: e.db, ok: tc.ok}
+			crashing.Store = &crashingStore{Store: e.db, ok: tc.ok, once: tc.once}
 			if err := run(NewRunner(crashing, cfg)); !errors.Is(err, errCrash) {
 				t.Fatalf("first run = %v, want the simulated crash", err)
 			}
 			logged := len(shardLines(t, e.dir))
 			if logged <= tc.ok {
 				t.Fatalf("%d lines logged before the crash; want the window's lines before its transactions", logged)
+			}
+			// The failed window and those after it in its session stay
+			// pending.
+			if n := e.pending(sessions[0]); tc.ok < 30 && n == 0 {
+				t.Errorf("nothing pending in %s after a failed write", sessions[0])
 			}
 			// The restarted run redoes what is pending.
 			if err := run(NewRunner(e.deps, cfg)); err != nil {

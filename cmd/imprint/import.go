@@ -189,33 +189,30 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	return nil
 }
 
-// importTranscript records the transcript's messages with rec (unless rec
-// is nil: they were recorded already, or this is a dry run) and captures
-// its new or grown episodes (or, in a dry run, only counts them).
-func (a *App) importTranscript(ctx context.Context, st imprint.Store, rec *record.Recorder, capRunner *capture.Runner, tr importer.Transcript, sum *importSummary, est *estimate) error {
-	scope := a.Scope()
-	if est != nil {
-		n, err := est.messages(ctx, st, scope, tr)
-		if err != nil {
-			return err
-		}
-		sum.MessagesRecorded += n
-		sum.MessagesSkipped += len(tr.Messages) - n
-	} else if rec != nil && len(tr.Messages) > 0 {
-		res, err := rec.Record(ctx, scope, tr.SessionID, tr.Messages)
-		if err != nil {
-			return fmt.Errorf("record %s: %w", tr.SessionID, err)
-		}
-		sum.MessagesRecorded += res.RecordedCount
-		sum.MessagesSkipped += len(res.Skipped)
+// estimateTranscript counts, in a dry run, the transcript's messages not
+// recorded yet and, when capturing, the episodes a real import would
+// capture, and adds them to est.
+func (a *App) estimateTranscript(ctx context.Context, st imprint.Store, tr importer.Transcript, sum *importSummary, est *estimate, capturing bool) error {
+	n, err := est.messages(ctx, st, a.Scope(), tr)
+	if err != nil {
+		return err
 	}
-	if capRunner == nil {
+	sum.MessagesRecorded += n
+	sum.MessagesSkipped += len(tr.Messages) - n
+	if !capturing {
 		return nil
 	}
 	for _, ep := range tr.Episodes {
-		if err := a.captureEpisode(ctx, st, capRunner, tr.SessionID, ep, sum, est); err != nil {
+		ep, skip, err := a.episodeToCapture(ctx, st, ep)
+		if err != nil {
 			return err
 		}
+		if skip {
+			sum.EpisodesSkipped++
+			continue
+		}
+		sum.Episodes++
+		est.episode(ep)
 	}
 	return nil
 }
@@ -238,41 +235,14 @@ func (a *App) episodeToCapture(ctx context.Context, st imprint.Store, ep imprint
 	return ep, false, nil
 }
 
-// captureEpisode captures one episode of a transcript when it is new or
-// grew since it was captured (or, in a dry run, only counts it).
-func (a *App) captureEpisode(ctx context.Context, st imprint.Store, capRunner *capture.Runner, sessionID string, ep imprint.Episode, sum *importSummary, est *estimate) error {
-	ep, skip, err := a.episodeToCapture(ctx, st, ep)
-	if err != nil {
-		return err
-	}
-	if skip {
-		sum.EpisodesSkipped++
-		return nil
-	}
-	if est != nil {
-		sum.Episodes++
-		est.episode(ep)
-		return nil
-	}
-	res, err := capRunner.Run(ctx, ep, "")
-	if err != nil {
-		return fmt.Errorf("capture episode %s of %s: %w", ep.ID, sessionID, err)
-	}
-	sum.Episodes++
-	sum.Traces += len(res.Traces)
-	for _, w := range res.Warnings {
-		sum.Warnings = append(sum.Warnings, importer.Warning{File: sessionID, Message: fmt.Sprintf("capture %s: %s/%s: %s", ep.ID, w.Stage, w.Code, w.Message)})
-	}
-	return nil
-}
-
 // importSources reads the sources (a few ahead of the one being
 // imported, in parallel) and imports their transcripts in order: records
-// each one's messages and captures its episodes. When ex is not nil, each
-// session is handed to it once its last transcript in the source is
-// imported, so extraction runs alongside the import of the next
-// transcripts. It returns
-// the sessions seen, in order of first appearance.
+// their messages with rec, a chunk of transcripts at a time, and hands
+// their episodes to the capture stage cs; in a dry run (est) it only
+// counts them. When ex is not nil, each session is handed to it once its
+// last transcript in the source is recorded, so capture and extraction
+// run alongside the recording of the next transcripts. It returns the
+// sessions seen, in order of first appearance.
 func (a *App) importSources(ctx context.Context, sources []importSource, loc *time.Location, st imprint.Store, rec *record.Recorder,
 	capRunner *capture.Runner, sum *importSummary, est *estimate, bar *importBar, cs *captureStage, ex *extractStage) ([]string, error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -316,12 +286,14 @@ func (a *App) importSources(ctx context.Context, sources []importSource, loc *ti
 					seen[tr.SessionID] = true
 					sessions = append(sessions, tr.SessionID)
 				}
-				if cs != nil {
+				if est != nil {
+					if err := a.estimateTranscript(ctx, st, tr, sum, est, capRunner != nil); err != nil {
+						return nil, err
+					}
+				} else if cs != nil {
 					if err := cs.add(tr); err != nil {
 						return nil, err
 					}
-				} else if err := a.importTranscript(ctx, st, nil, capRunner, tr, sum, est); err != nil {
-					return nil, err
 				}
 			}
 			bar.update(sum)

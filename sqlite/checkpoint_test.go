@@ -1,7 +1,10 @@
 package sqlite
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"os"
 	"path/filepath"
 	"testing"
@@ -109,5 +112,61 @@ func TestCloseCheckpointsEverything(t *testing.T) {
 	frames, done := walBacklog(t, db)
 	if frames != done {
 		t.Errorf("WAL frames %d, checkpointed %d", frames, done)
+	}
+}
+
+// TestPutMemoryRecoversFromFailedTransactions checks the raw write path:
+// a write refused mid-transaction (conflict) or cut off by its context
+// rolls back and leaves the writer usable for the next write.
+func TestPutMemoryRecoversFromFailedTransactions(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	defer db.Close()
+	ctx := t.Context()
+	sc := imprint.DefaultScope()
+	other := imprint.Scope{Tenant: "t2", User: "u2", Agent: "a2"}
+	put := func(ctx context.Context, id string, s imprint.Scope, sup ...string) error {
+		return db.PutMemory(ctx, imprint.Memory{ID: id, Scope: s, Type: imprint.MemoryPersona, Content: "content of " + id}, sup)
+	}
+	if err := put(ctx, "a", sc); err != nil {
+		t.Fatal(err)
+	}
+	// The row of "b" is written before the supersede target is found
+	// missing: the whole transaction must roll back.
+	if err := put(ctx, "b", sc, "missing"); !errors.Is(err, imprint.ErrConflict) {
+		t.Fatalf("supersede of a missing memory: %v, want a conflict", err)
+	}
+	if _, err := db.GetMemory(ctx, sc, "b"); !errors.Is(err, imprint.ErrNotFound) {
+		t.Fatalf("memory of a rolled-back transaction: %v, want not found", err)
+	}
+	if err := put(ctx, "a", other); !errors.Is(err, imprint.ErrConflict) {
+		t.Fatalf("id of another scope: %v, want a conflict", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := put(cancelled, "c", sc); err == nil {
+		t.Fatal("write with a cancelled context succeeded")
+	}
+	if err := put(ctx, "d", sc, "a"); err != nil {
+		t.Fatalf("write after failed transactions: %v", err)
+	}
+	got, err := db.ListMemories(ctx, sc, imprint.MemoryFilter{AllVersions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range got {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(ids, []string{"a", "d"}) {
+		t.Errorf("memories = %v, want [a d]", ids)
+	}
+	hits, err := db.SearchText(ctx, imprint.TextQuery{Scope: sc, Kind: imprint.KindMemory, Text: "content", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].ID != "d" {
+		t.Errorf("keyword hits = %+v, want only the live memory d", hits)
 	}
 }

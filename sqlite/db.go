@@ -45,6 +45,10 @@ type DB struct {
 
 	// ckpt checkpoints the WAL in the background (see checkpoint.go).
 	ckpt *checkpointer
+
+	// raw holds the statements of the raw write path (rawtx.go); wmu
+	// guards it.
+	raw *rawStmts
 }
 
 // pragmas are set on every connection.
@@ -149,6 +153,9 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.ckpt != nil {
 		errs = append(errs, db.ckpt.close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.closeRaw(context.Background()))
 	}
 	db.closeWriterStmts()
 	if db.r != nil {

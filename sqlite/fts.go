@@ -94,3 +94,29 @@ func (w *ftsWriter) replace(ctx context.Context, rowid int64, text string) error
 	}
 	return w.insert(ctx, rowid, text)
 }
+
+// rawFTSInsert indexes text under rowid in a raw transaction; q are the
+// kind's statements from ftsSQL (as ftsWriter.insert).
+func rawFTSInsert(tx *rawTx, q [4]string, rowid int64, text string) error {
+	words, cjk := indexTexts(text)
+	if words != "" {
+		if _, err := tx.exec(q[1], rowid, words); err != nil {
+			return err
+		}
+	}
+	if cjk != "" {
+		if _, err := tx.exec(q[0], rowid, cjk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawFTSRemove drops rowid from both indexes in a raw transaction.
+func rawFTSRemove(tx *rawTx, q [4]string, rowid int64) error {
+	if _, err := tx.exec(q[2], rowid); err != nil {
+		return err
+	}
+	_, err := tx.exec(q[3], rowid)
+	return err
+}

@@ -130,56 +130,44 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	}
 	var rid int64
 	var targets []int64
-	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+	fts := ftsSQL["memory"]
+	err := db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
 		targets = targets[:0]
-		fts, err := db.newFTSWriter(ctx, tx, "memory")
-		if err != nil {
-			return nil, err
-		}
-		defer fts.close()
 		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
 			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
 			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID}
 		// A new id is one statement; an existing one is rewritten in place
 		// when it belongs to the same scope.
-		ins, err := db.stmt(ctx, tx, memoryInsertSQL)
-		if err != nil {
-			return nil, err
-		}
-		err = ins.QueryRowContext(ctx, vals...).Scan(&rid)
-		if errors.Is(err, sql.ErrNoRows) {
-			var upd *sql.Stmt
-			if upd, err = db.stmt(ctx, tx, memoryUpdateSQL); err != nil {
-				return nil, err
-			}
-			err = upd.QueryRowContext(ctx, vals...).Scan(&rid)
-			if errors.Is(err, sql.ErrNoRows) {
+		var ok bool
+		var err error
+		rid, ok, err = tx.queryInt64(memoryInsertSQL, vals...)
+		if err == nil && !ok {
+			rid, ok, err = tx.queryInt64(memoryUpdateSQL, vals...)
+			if err == nil && !ok {
 				return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
 			}
 			if err == nil {
-				err = fts.remove(ctx, rid)
+				err = rawFTSRemove(tx, fts, rid)
 			}
+		}
+		if err != nil {
+			return nil, err
 		}
 		// Only live memories are in the keyword index.
 		if m.SupersededBy == nil {
-			if err := fts.insert(ctx, rid, m.Content); err != nil {
+			if err := rawFTSInsert(tx, fts, rid, m.Content); err != nil {
 				return nil, err
 			}
 		}
 		for _, id := range supersede {
-			var trid int64
-			sup, err := db.stmt(ctx, tx, memorySupersedeSQL)
-			if err != nil {
-				return nil, err
-			}
-			err = sup.QueryRowContext(ctx, append([]any{m.ID, id}, scopeArgs(m.Scope)...)...).Scan(&trid)
-			if errors.Is(err, sql.ErrNoRows) {
+			trid, ok, err := tx.queryInt64(memorySupersedeSQL, append([]any{m.ID, id}, scopeArgs(m.Scope)...)...)
+			if err == nil && !ok {
 				return nil, imprint.Conflictf("memory %q is already superseded or not in scope", id)
 			}
 			if err != nil {
 				return nil, err
 			}
-			if err := fts.remove(ctx, trid); err != nil {
+			if err := rawFTSRemove(tx, fts, trid); err != nil {
 				return nil, err
 			}
 			targets = append(targets, trid)

@@ -170,3 +170,18 @@ func TestPutMemoryRecoversFromFailedTransactions(t *testing.T) {
 		t.Errorf("keyword hits = %+v, want only the live memory d", hits)
 	}
 }
+
+// TestCloseTwice checks that a second Close is harmless.
+func TestCloseTwice(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	if err := db.PutMemory(t.Context(), imprint.Memory{ID: "m", Scope: imprint.DefaultScope(), Type: imprint.MemoryPersona, Content: "x y"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}

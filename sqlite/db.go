@@ -49,6 +49,9 @@ type DB struct {
 	// raw holds the statements of the raw write path (rawtx.go); wmu
 	// guards it.
 	raw *rawStmts
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // pragmas are set on every connection.
@@ -148,8 +151,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes both connection pools.
+// Close closes the connection pools; closing again returns the first
+// Close's result.
 func (db *DB) Close() error {
+	db.closeOnce.Do(func() { db.closeErr = db.close() })
+	return db.closeErr
+}
+
+func (db *DB) close() error {
 	var errs []error
 	if db.ckpt != nil {
 		errs = append(errs, db.ckpt.close())

@@ -69,6 +69,12 @@ func (db *DB) rawWriteTx(ctx context.Context, fn func(tx *rawTx) (func(), error)
 		var err error
 		after, err = fn(tx)
 		if err == nil {
+			// Once committing, ctx must not cut in: the driver reports
+			// a context that ended during a statement as that
+			// statement's error even when it completed, and a commit
+			// reported failed but done would make the caller undo a
+			// write the store kept.
+			tx.ctx = context.WithoutCancel(ctx)
 			if _, err = tx.exec("COMMIT"); err != nil {
 				err = fmt.Errorf("commit: %w", err)
 			}

@@ -171,7 +171,7 @@ func defaultConfig(dataDir string) *Config {
 			Addr:           "127.0.0.1:8420",
 			RequestTimeout: 30 * time.Second,
 		},
-		Jobs:    JobsConfig{Engine: JobsEngineTable},
+		Jobs:    JobsConfig{Engine: JobsEngineRiver},
 		sources: map[string]string{},
 	}
 }
@@ -232,7 +232,7 @@ var configKeys = []configKey{
 	{name: "server.addr", field: func(c *Config) any { return &c.Server.Addr }, doc: "listen address"},
 	{name: "server.request_timeout", field: func(c *Config) any { return &c.Server.RequestTimeout }, doc: "per HTTP request"},
 	{name: "server.api_token", field: func(c *Config) any { return &c.Server.APIToken }, secret: true, doc: "required as `Authorization: Bearer …` when set; mandatory for a non-loopback address"},
-	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `table` (the store's own jobs table) or `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start)"},
+	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start) or `table` (the store's own jobs table)"},
 }
 
 // envName returns the environment variable that sets the dotted key name:

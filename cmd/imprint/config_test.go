@@ -103,7 +103,7 @@ func TestConfigDefaults(t *testing.T) {
 		"extraction.idle":                        "10m",
 		"extraction.llm_timeout":                 "3m",
 		"extraction.recall_min_score":            "0.5",
-		"jobs.engine":                            "table",
+		"jobs.engine":                            "river",
 		"session.episode_idle":                   "30m",
 		"server.addr":                            "127.0.0.1:8420",
 		"server.request_timeout":                 "30s",

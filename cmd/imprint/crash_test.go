@@ -620,12 +620,19 @@ func (r *crashRun) run(ctx context.Context) (snapshot, error) {
 	}
 
 	for k := range r.kills {
-		// Odd kills land while an LLM call is in flight (extraction or
-		// capture scoring), even ones at a random point of the writes.
+		// Odd kills land while an LLM call is in flight: the 2nd and 6th
+		// during an extraction call (so the test always interrupts a
+		// window, however the machine's load shifts capture against
+		// extraction), the 4th during any call (extraction or capture
+		// scoring). Even ones land at a random point of the writes.
 		if k%2 == 1 {
-			deadline := time.Now().Add(8 * time.Second)
-			for !r.llm.inFlight("extract.l1.v1", "capture.alpha.v1", "capture.batch.v1", "extract.dedup.v1") && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
+			ops := []string{"extract.l1.v1"}
+			if k%4 == 3 {
+				ops = append(ops, "capture.alpha.v1", "capture.batch.v1", "extract.dedup.v1")
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for !r.llm.inFlight(ops...) && time.Now().Before(deadline) {
+				time.Sleep(2 * time.Millisecond)
 			}
 		} else {
 			// A random point of the writes: after a random pause, the

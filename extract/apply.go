@@ -45,6 +45,11 @@ type applyBatch struct {
 	replacedBy map[string]string
 	// written are the memories written in this batch, by id.
 	written map[string]imprint.Memory
+	// marker lists the memories of the window while they are written.
+	marker *inflightMarker
+	// unsettled is set when a withdraw could not be logged: the marker
+	// stays, for a later window of the session to recover.
+	unsettled bool
 }
 
 // applyStep is one planned memory change of a window: the memory to
@@ -77,6 +82,15 @@ func (r *Runner) apply(ctx context.Context, b *applyBatch, mems []imprint.Memory
 	var lines []any
 	for _, s := range steps {
 		lines = append(lines, s.lines...)
+	}
+	if len(steps) > 0 {
+		// The ids first, durably, so that a crash before the store writes
+		// are done is settled later (inflight.go).
+		m, err := r.beginInflight(sessionKey(b.scope, b.sessionID), b.now, []inflightEntry{stepEntry(b, steps)})
+		if err != nil {
+			res.warn("records", "inflight_marker_failed", err.Error())
+		}
+		b.marker = m
 	}
 	r.appendRecords(b, lines, res)
 	return r.applySteps(ctx, b, steps, res)
@@ -131,25 +145,30 @@ func (r *Runner) applySteps(ctx context.Context, b *applyBatch, steps []applySte
 	return nil
 }
 
-// appendRecords appends lines to the records shards; a failure is a warning (the
-// store stays the source of truth, as it was before the log existed).
-func (r *Runner) appendRecords(b *applyBatch, lines []any, res *Result) {
+// appendRecords appends lines to the records shards and reports whether
+// they were written; a failure is a warning (the store stays the source of
+// truth, as it was before the log existed).
+func (r *Runner) appendRecords(b *applyBatch, lines []any, res *Result) bool {
 	if r.d.Records == nil || len(lines) == 0 {
-		return
+		return true
 	}
 	if err := r.d.Records.Append(lines, func(int) time.Time { return b.now.Time }); err != nil {
 		res.warn("records", "shard_write_failed", err.Error())
+		return false
 	}
+	return true
 }
 
 // withdraw logs that the planned steps were not applied, so that a replay
-// does not apply them either.
+// does not apply them either; b is marked unsettled when it cannot.
 func (r *Runner) withdraw(b *applyBatch, steps []applyStep, res *Result) {
 	var lines []any
 	for _, s := range steps {
 		lines = append(lines, RecordLine{Op: OpLineWithdraw, At: b.now, Memory: s.m})
 	}
-	r.appendRecords(b, lines, res)
+	if !r.appendRecords(b, lines, res) {
+		b.unsettled = true
+	}
 }
 
 // storeLive returns the targets that are still live in the store,

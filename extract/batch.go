@@ -348,9 +348,38 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			lines = append(lines, s.lines...)
 		}
 	}
-	if len(lines) > 0 {
+	// settled is set when every memory the batch's marker lists is stored
+	// or withdrawn; the marker then goes, else it stays to be recovered.
+	settled := false
+	if r.d.Records != nil && len(plan) > 0 {
 		var res Result
-		r.appendRecords(plan[0].b, lines, &res)
+		// Windows of these sessions interrupted by a crash between their
+		// log and their store writes are settled before this batch logs.
+		keys := map[string]bool{}
+		for _, pw := range plan {
+			if !pw.single && !failed[pw.sessionID] {
+				keys[sessionKey(scope, pw.sessionID)] = true
+			}
+		}
+		if err := r.recoverInflight(ctx, keys); err != nil {
+			r.log().Warn("recover interrupted windows", "error", err)
+			res.warn("records", "inflight_recovery_failed", err.Error())
+		}
+		if len(lines) > 0 {
+			// One marker for the batch, listing each window's memories.
+			var entries []inflightEntry
+			for _, pw := range plan {
+				if len(pw.steps) > 0 {
+					entries = append(entries, stepEntry(pw.b, pw.steps))
+				}
+			}
+			mk, err := r.beginInflight(batchMarkerPrefix, plan[0].b.now, entries)
+			if err != nil {
+				res.warn("records", "inflight_marker_failed", err.Error())
+			}
+			defer func() { r.endInflight(mk, settled) }()
+			r.appendRecords(plan[0].b, lines, &res)
+		}
 		// A log failure is reported on every window that had lines.
 		for _, pw := range plan {
 			if len(pw.steps) > 0 {
@@ -435,6 +464,12 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 	if len(withdrawn) > 0 {
 		var res Result
 		r.withdraw(plan[0].b, withdrawn, &res)
+	}
+	settled = true
+	for _, pw := range plan {
+		if pw.b != nil && pw.b.unsettled {
+			settled = false
+		}
 	}
 }
 

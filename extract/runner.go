@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -73,6 +74,8 @@ type Runner struct {
 	d   Deps
 	cfg Config
 	now func() time.Time
+	// inflightReady is set once the in-flight marker folder exists.
+	inflightReady atomic.Bool
 }
 
 // heuristicExtract is the extractor used without an LLM.
@@ -164,6 +167,11 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 	}
 	res.MessageIDs = w.MessageIDs()
 	met.inputCount = len(w.New)
+	// A window of this session interrupted by a crash between its log
+	// and its store writes is settled before this one logs anything.
+	if err := r.recoverInflight(ctx, map[string]bool{sessionKey(scope, sessionID): true}); err != nil {
+		res.warn("records", "inflight_recovery_failed", err.Error())
+	}
 	for _, rej := range w.Rejected {
 		res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
 	}
@@ -208,6 +216,9 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 		for _, m := range w.New {
 			b.msgTimes[m.ID] = messageTime(m)
 		}
+		// The window's marker goes once its memories are stored (or
+		// withdrawn) and the cursor has had its chance to move.
+		defer func() { r.endInflight(b.marker, !b.unsettled) }()
 		if err := r.apply(ctx, b, mems, out, &res); err != nil {
 			return fail("persist", err)
 		}

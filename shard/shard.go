@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -139,4 +140,41 @@ func readFile(path string, fn func([]byte) error) error {
 			return fmt.Errorf("read shard %s: %w", filepath.Base(path), err)
 		}
 	}
+}
+
+// WriteFileSync creates path with data, failing if it exists, and makes it
+// durable: the file is synced, then the folder that holds it, so that once
+// it returns the file survives a crash or power loss.
+func WriteFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Base(path), err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// SyncDir syncs a folder, so that the files created in or removed from it
+// so far survive a crash. Where folders cannot be synced (Windows) it does
+// nothing.
+func SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync dir: %w", err)
+	}
+	serr := d.Sync()
+	cerr := d.Close()
+	if err := errors.Join(serr, cerr); err != nil {
+		return fmt.Errorf("sync dir %s: %w", filepath.Base(dir), err)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package shard
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -39,5 +41,20 @@ func TestAppendShardsByUTCDay(t *testing.T) {
 	}
 	if len(got) != 3 || got[0] != 0 || got[1] != 1 || got[2] != 2 {
 		t.Fatalf("read back %v, want [0 1 2] in day order", got)
+	}
+}
+
+func TestWriteFileSyncCreatesOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "marker.json")
+	if err := WriteFileSync(path, []byte(`{"n":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileSync(path, []byte(`{"n":2}`)); err == nil {
+		t.Error("second write of the same file succeeded, want an error")
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != `{"n":1}` {
+		t.Errorf("file = %q, %v; want the first write's content", got, err)
 	}
 }

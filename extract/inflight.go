@@ -1,0 +1,279 @@
+package extract
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/shard"
+)
+
+// In-flight markers close the gap between the records log and the store.
+// A window's lines are logged before its memories are stored; if the
+// process dies in between, the window is redone, and with an LLM the redo
+// can give other memories, so the first attempt's lines would stay in the
+// log for memories no store holds. So before a window's (or a heuristic
+// batch's) lines are logged, the ids of the memories it is about to write
+// are written, durably, to a small marker file in
+// <records>/inflight/, removed once its store writes are done. A marker
+// still there when a window of one of its sessions runs again means the
+// process stopped part-way: each listed memory the store does not hold
+// gets a withdraw line (so Replay drops it) and the marker goes.
+//
+// A listed memory the store holds is kept as logged: its id is derived
+// from its window, sources, type and content (assignIDs), and its store
+// transaction wrote the memory of its logged line, so the two agree.
+
+// inflightDirName is the folder, under the records folder, of the markers.
+const inflightDirName = "inflight"
+
+// batchMarkerPrefix starts the names of the markers of heuristic batches
+// (which may list many sessions); a window's marker name starts with its
+// session's key.
+const batchMarkerPrefix = "batch"
+
+// inflightEntry lists the memories a window (or the windows of one session
+// in a batch) is about to write.
+type inflightEntry struct {
+	Scope     imprint.Scope `json:"scope"`
+	SessionID string        `json:"session_id"`
+	IDs       []string      `json:"ids"`
+}
+
+// inflightFile is the content of a marker.
+type inflightFile struct {
+	// At is the time the window's lines are logged at (their day file);
+	// withdraw lines are logged no earlier, so that they follow them.
+	At      imprint.Time    `json:"at"`
+	Entries []inflightEntry `json:"entries"`
+}
+
+// inflightMarker is a marker this process wrote; it is live (never
+// recovered in this process) until ended.
+type inflightMarker struct {
+	path string
+}
+
+var (
+	// liveMarkers are the paths of the markers of windows being written
+	// in this process, by any Runner.
+	liveMarkers   = map[string]bool{}
+	liveMarkersMu sync.Mutex
+	// recoverMu serializes recoveries in this process, so that two
+	// sessions of one batch marker do not both rewrite it.
+	recoverMu sync.Mutex
+)
+
+func setLive(path string, live bool) {
+	liveMarkersMu.Lock()
+	defer liveMarkersMu.Unlock()
+	if live {
+		liveMarkers[path] = true
+	} else {
+		delete(liveMarkers, path)
+	}
+}
+
+func isLive(path string) bool {
+	liveMarkersMu.Lock()
+	defer liveMarkersMu.Unlock()
+	return liveMarkers[path]
+}
+
+// sessionKey names a session in marker file names: 32 hex digits of a
+// hash of its scope and id, so any scope or session id gives a safe name.
+func sessionKey(scope imprint.Scope, sessionID string) string {
+	h := sha256.New()
+	for _, part := range []string{scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func (r *Runner) inflightDir() string {
+	return filepath.Join(r.d.Records.Dir(), inflightDirName)
+}
+
+// beginInflight durably writes a marker listing entries, whose lines are
+// logged at at, named <prefix>-<random>.json. Without a records log or ids it writes nothing
+// and returns nil.
+func (r *Runner) beginInflight(prefix string, at imprint.Time, entries []inflightEntry) (*inflightMarker, error) {
+	if r.d.Records == nil || len(entries) == 0 {
+		return nil, nil
+	}
+	dir := r.inflightDir()
+	if !r.inflightReady.Load() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create inflight dir: %w", err)
+		}
+		if err := shard.SyncDir(r.d.Records.Dir()); err != nil {
+			return nil, err
+		}
+		r.inflightReady.Store(true)
+	}
+	data, err := json.Marshal(inflightFile{At: at, Entries: entries})
+	if err != nil {
+		return nil, fmt.Errorf("encode inflight marker: %w", err)
+	}
+	path := filepath.Join(dir, prefix+"-"+rand.Text()+".json")
+	// Live before it exists, so no recovery in this process reads it.
+	setLive(path, true)
+	if err := shard.WriteFileSync(path, data); err != nil {
+		setLive(path, false)
+		return nil, fmt.Errorf("inflight marker: %w", err)
+	}
+	return &inflightMarker{path: path}, nil
+}
+
+// endInflight ends a marker of this process: it is removed when remove is
+// set (everything it lists is stored or withdrawn), else left for the
+// next window of one of its sessions to recover. The removal needs no
+// sync: a marker that comes back after a crash lists stored memories
+// only, and its recovery withdraws nothing.
+func (r *Runner) endInflight(m *inflightMarker, remove bool) {
+	if m == nil {
+		return
+	}
+	if remove {
+		if err := os.Remove(m.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.log().Warn("remove inflight marker", "path", m.path, "error", err)
+		}
+	}
+	setLive(m.path, false)
+}
+
+// stepEntry lists the memories of a window's planned steps.
+func stepEntry(b *applyBatch, steps []applyStep) inflightEntry {
+	e := inflightEntry{Scope: b.scope, SessionID: b.sessionID, IDs: make([]string, len(steps))}
+	for i, s := range steps {
+		e.IDs[i] = s.m.ID
+	}
+	return e
+}
+
+// recoverInflight recovers the markers left by a process that stopped
+// while writing windows of the sessions whose keys are in keys: the
+// listed memories the store does not hold are withdrawn in the log. The
+// entries of other sessions in a batch marker are left in a marker of
+// their own, for their sessions' next windows (whose work the caller does
+// not serialize with).
+func (r *Runner) recoverInflight(ctx context.Context, keys map[string]bool) error {
+	if r.d.Records == nil || len(keys) == 0 {
+		return nil
+	}
+	dir := r.inflightDir()
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list inflight markers: %w", err)
+	}
+	var paths []string
+	for _, de := range des {
+		name := de.Name()
+		prefix, _, ok := strings.Cut(name, "-")
+		if !ok || de.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if prefix == batchMarkerPrefix || keys[prefix] {
+			paths = append(paths, filepath.Join(dir, name))
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	recoverMu.Lock()
+	defer recoverMu.Unlock()
+	for _, path := range paths {
+		if isLive(path) {
+			continue
+		}
+		if err := r.recoverMarker(ctx, path, keys); err != nil {
+			return fmt.Errorf("recover inflight marker %s: %w", filepath.Base(path), err)
+		}
+	}
+	return nil
+}
+
+// recoverMarker recovers the entries of one marker for the sessions in
+// keys.
+func (r *Runner) recoverMarker(ctx context.Context, path string, keys map[string]bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // recovered meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	var f inflightFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		// Written in part: the process stopped while writing it, before
+		// any line of its windows was logged.
+		r.log().Warn("remove incomplete inflight marker", "path", path, "error", err)
+		return removeFile(path)
+	}
+	var mine, rest []inflightEntry
+	for _, e := range f.Entries {
+		if keys[sessionKey(e.Scope, e.SessionID)] {
+			mine = append(mine, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	now := imprint.At(r.now())
+	if now.Before(f.At.Time) {
+		now = f.At
+	}
+	var lines []any
+	for _, e := range mine {
+		for _, id := range e.IDs {
+			_, err := r.d.Store.GetMemory(ctx, e.Scope, id)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, imprint.ErrNotFound) {
+				return fmt.Errorf("read memory %s: %w", id, err)
+			}
+			lines = append(lines, RecordLine{Op: OpLineWithdraw, At: now,
+				Memory: imprint.Memory{ID: id, Scope: e.Scope, SessionID: e.SessionID}})
+		}
+	}
+	if len(lines) > 0 {
+		if err := r.d.Records.Append(lines, func(int) time.Time { return now.Time }); err != nil {
+			return err
+		}
+		r.log().Warn("withdrew memories of an interrupted window", "count", len(lines), "marker", filepath.Base(path))
+	}
+	if len(rest) > 0 {
+		m, err := r.beginInflight(batchMarkerPrefix, f.At, rest)
+		if err != nil {
+			return err
+		}
+		// Left for the other sessions' next windows.
+		setLive(m.path, false)
+	}
+	return removeFile(path)
+}
+
+func removeFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

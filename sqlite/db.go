@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -49,6 +50,9 @@ type DB struct {
 	// raw holds the statements of the raw write path (rawtx.go); wmu
 	// guards it.
 	raw *rawStmts
+
+	// jobEngine, when set, takes the store's jobs (jobhook.go).
+	jobEngine atomic.Pointer[JobEngine]
 
 	closeOnce sync.Once
 	closeErr  error

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"sync"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -33,22 +32,12 @@ func (db *DB) SetJobEngine(e JobEngine) error {
 	if e.Insert == nil || e.Stats == nil || e.List == nil {
 		return imprint.Invalidf("job engine needs Insert, Stats and List")
 	}
-	engines.Store(db, &e)
+	db.jobEngine.Store(&e)
 	return nil
 }
-
-// engines holds the job engine installed on a DB (by *DB). It lives here
-// rather than in DB so that this file owns the hook; only imprint serve
-// installs one, once per process.
-var engines sync.Map
 
 // engine returns the installed job engine, nil for the jobs table.
-func (db *DB) engine() *JobEngine {
-	if e, ok := engines.Load(db); ok {
-		return e.(*JobEngine)
-	}
-	return nil
-}
+func (db *DB) engine() *JobEngine { return db.jobEngine.Load() }
 
 // WriterDB returns the store's writer pool: one connection, every
 // transaction BEGIN IMMEDIATE. A job engine that must write in the store's

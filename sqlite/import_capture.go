@@ -16,9 +16,6 @@ import (
 // pays for one commit instead of one each. Nothing is written when one of
 // them is invalid (ErrInvalid naming it, e.g. captures[2]: traces[0].id is
 // required) or conflicts (ErrConflict).
-//
-// It repeats SaveCapture's transaction body (sqlite/trace.go) for each
-// episode; the two must change together.
 func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error {
 	if len(eps) != len(traces) {
 		return imprint.Invalidf("%d episodes with %d trace lists", len(eps), len(traces))
@@ -26,29 +23,48 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 	eps = slices.Clone(eps)
 	allKeys := make([]map[string]bool, len(eps))
 	for c := range eps {
-		ep, traces := eps[c], traces[c]
-		if err := validEpisode(ep); err != nil {
+		ep, keys, err := validCapture(eps[c], traces[c])
+		if err != nil {
 			return fmt.Errorf("captures[%d]: %w", c, err)
 		}
-		ids := make([]string, len(traces))
-		keys := map[string]bool{}
-		for i, t := range traces {
-			if strings.TrimSpace(t.ID) == "" {
-				return imprint.Invalidf("captures[%d]: traces[%d].id is required", c, i)
-			}
-			if strings.TrimSpace(t.StepKey) == "" {
-				return imprint.Invalidf("captures[%d]: traces[%d].step_key is required", c, i)
-			}
-			if keys[t.StepKey] {
-				return imprint.Invalidf("captures[%d]: traces[%d].step_key %q is repeated", c, i, t.StepKey)
-			}
-			keys[t.StepKey] = true
-			ids[i] = t.ID
-		}
-		ep.TraceIDs = ids
-		eps[c] = ep
-		allKeys[c] = keys
+		eps[c], allKeys[c] = ep, keys
 	}
+	return dbErr("save captures", db.writeCaptures(ctx, eps, traces, allKeys, func(c int, err error) error {
+		return fmt.Errorf("captures[%d]: %w", c, err)
+	}))
+}
+
+// validCapture checks an episode and its traces for SaveCapture(s): ids
+// and step keys required, step keys unique. It returns the episode with
+// its trace ids set and the set of step keys.
+func validCapture(ep imprint.Episode, traces []imprint.Trace) (imprint.Episode, map[string]bool, error) {
+	if err := validEpisode(ep); err != nil {
+		return ep, nil, err
+	}
+	ids := make([]string, len(traces))
+	keys := map[string]bool{}
+	for i, t := range traces {
+		if strings.TrimSpace(t.ID) == "" {
+			return ep, nil, imprint.Invalidf("traces[%d].id is required", i)
+		}
+		if strings.TrimSpace(t.StepKey) == "" {
+			return ep, nil, imprint.Invalidf("traces[%d].step_key is required", i)
+		}
+		if keys[t.StepKey] {
+			return ep, nil, imprint.Invalidf("traces[%d].step_key %q is repeated", i, t.StepKey)
+		}
+		keys[t.StepKey] = true
+		ids[i] = t.ID
+	}
+	ep.TraceIDs = ids
+	return ep, keys, nil
+}
+
+// writeCaptures writes validated captures in one transaction and, after
+// the commit, brings the loaded vector indexes up to date. wrap names a
+// failing capture in the error.
+func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace, keys []map[string]bool,
+	wrap func(c int, err error) error) error {
 	now := imprint.Now()
 	type applied struct {
 		rid int64
@@ -56,13 +72,13 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 	}
 	var written []applied
 	var removed []int64
-	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+	return db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		written, removed = written[:0], removed[:0]
 		for c := range eps {
-			if err := db.saveCaptureTx(ctx, tx, eps[c], traces[c], allKeys[c], now, func(rid int64, t imprint.Trace) {
+			if err := db.saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], now, func(rid int64, t imprint.Trace) {
 				written = append(written, applied{rid, t})
 			}, func(rid int64) { removed = append(removed, rid) }); err != nil {
-				return nil, fmt.Errorf("captures[%d]: %w", c, err)
+				return nil, wrap(c, err)
 			}
 		}
 		return func() {
@@ -78,7 +94,6 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 			}
 		}, nil
 	})
-	return dbErr("save captures", err)
 }
 
 // saveCaptureTx is SaveCapture's transaction body for one episode; keys

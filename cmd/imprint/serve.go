@@ -178,6 +178,14 @@ func (a *App) serve(ctx context.Context) error {
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes})
 	defer srv.Close()
 	turns.count = srv.CountRecorded
+	// Closed episodes reach the event stream; their capture is the
+	// durable job enqueued in the same transaction (docs/CONTRACTS.md §8).
+	defer bus.Subscribe(session.EventEpisodeFinalized, func(e session.Event) {
+		srv.PublishScoped(e.Episode.Scope, session.EventEpisodeFinalized, episodeEvent{
+			EpisodeID: e.Episode.ID, SessionID: e.Episode.SessionID, Status: string(e.Episode.Status),
+			ClosedBy: string(e.ClosedBy), Turns: len(e.Episode.Turns),
+		})
+	})()
 
 	w := &serveWorkers{store: svc, capture: capRunner, extract: extRunner, publish: srv.PublishScoped, a: a,
 		embedder: emb, embedTraces: cfg.Capture.EmbedTraces, enqueue: sched.Enqueue}
@@ -488,4 +496,13 @@ func embedTexts(ctx context.Context, emb imprint.Embedder, texts []string) ([][]
 		return nil, fmt.Errorf("embed %d texts with %s: got %d vectors", len(texts), emb.Name(), len(vecs))
 	}
 	return vecs, nil
+}
+
+// episodeEvent is the data of an episode.finalized server-sent event.
+type episodeEvent struct {
+	EpisodeID string `json:"episode_id"`
+	SessionID string `json:"session_id"`
+	Status    string `json:"status"`
+	ClosedBy  string `json:"closed_by"`
+	Turns     int    `json:"turns"`
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +30,16 @@ const (
 	maxTaskRunes       = 200
 	maxActionRunes     = 200
 	maxReflectionRunes = 400
+)
+
+// RecallOpenTag and RecallCloseTag enclose every non-empty recall context
+// block, so that a recorder given a prompt into which a host injected the
+// block (record.Sanitize strips <imprint-recall>…</imprint-recall>) keeps
+// only the user's own text instead of recording recalled memories as if
+// the user had said them again.
+const (
+	RecallOpenTag  = "<imprint-recall>"
+	RecallCloseTag = "</imprint-recall>"
 )
 
 // Headings of the recall context block.
@@ -86,7 +97,8 @@ type recallItem struct {
 	hit  imprint.Hit
 }
 
-// Recall returns the context block for q: the scope's standing
+// Recall returns the context block for q, enclosed in RecallOpenTag and
+// RecallCloseTag with a header line inside: the scope's standing
 // instructions (live instruction memories, priority −1 first, then by
 // priority, highest first), then the live memories most relevant to q.Text
 // (scope-wide), then the most relevant traces (of q.SessionID when given),
@@ -250,19 +262,20 @@ func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, 
 	return Fuse(limit, lists...), nil
 }
 
-// layout writes the block: the header, then each section's title and
-// bullets, in order, up to the first bullet that would take the block over
-// budget, so a bullet never displaces a more important one. The
-// cost of each piece is estimated on its own; since the estimator rounds
-// up per call, the sum bounds the estimate of the joined text.
+// layout writes the block: the opening tag and header, then each
+// section's title and bullets, in order, up to the first bullet that would
+// take the block over budget, so a bullet never displaces a more important
+// one, then the closing tag. The cost of each piece (the tags included) is
+// estimated on its own; since the estimator rounds up per call, the sum
+// bounds the estimate of the joined text.
 func layout(budget int, titles []string, sections [][]recallItem) (string, []imprint.Hit) {
 	hits := []imprint.Hit{}
 	var b strings.Builder
-	used := imprint.EstimateTokens(recallHeader + "\n")
+	used := imprint.EstimateTokens(RecallOpenTag+"\n"+recallHeader+"\n") + imprint.EstimateTokens(RecallCloseTag)
 	for i, items := range sections {
 		started := false
 		for _, it := range items {
-			bullet := recallBulletPrefix + it.text + "\n"
+			bullet := recallBulletPrefix + recallTagInText.ReplaceAllString(it.text, "‹$1") + "\n"
 			cost := imprint.EstimateTokens(bullet)
 			if !started {
 				cost += imprint.EstimateTokens(titles[i] + "\n")
@@ -282,13 +295,18 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 	return finish(&b, hits)
 }
 
-// finish adds the header to a block with bullets; a block without any is
-// empty.
+// recallTagInText matches a recall tag inside a record's text: shown as
+// is, a closing tag in a bullet would end the block early for a sanitizer,
+// which would then keep the rest of the block as the user's words.
+var recallTagInText = regexp.MustCompile(`(?i)<(/?\s*imprint-recall)`)
+
+// finish encloses a block with bullets in the tags, the header first
+// inside them; a block without any is empty.
 func finish(b *strings.Builder, hits []imprint.Hit) (string, []imprint.Hit) {
 	if len(hits) == 0 {
 		return "", hits
 	}
-	return recallHeader + "\n" + strings.TrimRight(b.String(), "\n"), hits
+	return RecallOpenTag + "\n" + recallHeader + "\n" + b.String() + RecallCloseTag, hits
 }
 
 // memoryHit is the search hit that shows m.

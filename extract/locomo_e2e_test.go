@@ -77,11 +77,13 @@ func judgeStoreAll(r llmtest.Request) llmtest.Reply {
 	return llmtest.JSON(map[string]any{"decisions": ds})
 }
 
-// TestLoCoMoEndToEnd extracts both LoCoMo conversations window after window:
-// no pending message is skipped, session dates become message timestamps
-// and memory times, the scene carries over between windows, and extracting
-// the same conversation again (as a new session of the same scope) stores
-// no duplicate.
+// TestLoCoMoEndToEnd extracts both LoCoMo conversations (conv-26 and
+// conv-30), each as its own session of one scope, window after window: no
+// pending message is skipped, session dates become message timestamps and
+// memory times, the scene carries over between the windows of a session
+// (and not from one session into the next), and extracting both
+// conversations again (as new sessions of the same scope) stores no
+// duplicate.
 func TestLoCoMoEndToEnd(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join("..", "..", "shared", "testdata", "locomo", "locomo-2conv.json")
@@ -94,7 +96,7 @@ func TestLoCoMoEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trs) != 2 {
+	if len(trs) != 2 || trs[0].SessionID == trs[1].SessionID {
 		t.Fatalf("want 2 conversations, got %d", len(trs))
 	}
 	e := newTestEnv(t, DefaultConfig())
@@ -102,63 +104,100 @@ func TestLoCoMoEndToEnd(t *testing.T) {
 	e.srv.Handle(OpExtract, fake.extract)
 	e.srv.Handle(OpDedup, judgeStoreAll)
 
-	tr := trs[0]
-	msgs := make([]imprint.Message, len(tr.Messages))
-	for i, m := range tr.Messages {
-		m.SessionID, m.Scope = tr.SessionID, e.scope
-		m.RecordedAt = imprint.Now()
-		msgs[i] = m
-	}
-	if _, err := e.db.AppendMessages(e.ctx, e.scope, tr.SessionID, msgs); err != nil {
-		t.Fatal(err)
-	}
-	var results []Result
-	if err := e.runner.ExtractPending(e.ctx, e.scope, tr.SessionID, func(r Result) { results = append(results, r) }); err != nil {
-		t.Fatal(err)
+	byID := map[string]imprint.Message{}
+	convMsgs := make([][]imprint.Message, len(trs))
+	total := 0
+	for ci, tr := range trs {
+		msgs := make([]imprint.Message, len(tr.Messages))
+		for i, m := range tr.Messages {
+			m.SessionID, m.Scope = tr.SessionID, e.scope
+			m.RecordedAt = imprint.Now()
+			msgs[i] = m
+			byID[m.ID] = m
+		}
+		if len(msgs) == 0 {
+			t.Fatalf("conversation %s has no messages", tr.SessionID)
+		}
+		convMsgs[ci] = msgs
+		if _, err := e.db.AppendMessages(e.ctx, e.scope, tr.SessionID, msgs); err != nil {
+			t.Fatal(err)
+		}
+
+		first := len(fake.prevSent) // the fake's requests are this session's from here
+		var results []Result
+		if err := e.runner.ExtractPending(e.ctx, e.scope, tr.SessionID, func(r Result) { results = append(results, r) }); err != nil {
+			t.Fatalf("%s: %v", tr.SessionID, err)
+		}
+		total += len(results)
+
+		// Every message was consumed by exactly one window.
+		seen := map[string]int{}
+		for _, r := range results {
+			if !r.Success {
+				t.Fatalf("%s: window failed: %+v", tr.SessionID, r)
+			}
+			for _, id := range r.MessageIDs {
+				seen[id]++
+			}
+		}
+		for _, m := range msgs {
+			if seen[m.ID] != 1 {
+				t.Fatalf("%s: message %s consumed %d times", tr.SessionID, m.ID, seen[m.ID])
+			}
+		}
+		if len(seen) != len(msgs) {
+			t.Fatalf("%s: windows consumed %d messages, the conversation has %d", tr.SessionID, len(seen), len(msgs))
+		}
+		if n, _ := e.db.CountPending(e.ctx, e.scope, tr.SessionID); n != 0 {
+			t.Fatalf("%s: %d messages still pending", tr.SessionID, n)
+		}
+		// Scene continuity: each window was told the scene the previous
+		// window of its session ended in; a new session starts with none.
+		sent, returned := fake.prevSent[first:], fake.returned[first:]
+		if len(sent) < 2 {
+			t.Fatalf("%s: %d extraction windows, want several", tr.SessionID, len(sent))
+		}
+		if sent[0] != "(none)" {
+			t.Errorf("%s: first window's previous scene %q, want (none)", tr.SessionID, sent[0])
+		}
+		for i := 1; i < len(sent); i++ {
+			if sent[i] != returned[i-1] {
+				t.Fatalf("%s: window %d was sent previous scene %q, want %q", tr.SessionID, i, sent[i], returned[i-1])
+			}
+		}
+		// The session's memories come from its own messages.
+		own, err := e.db.ListMemories(e.ctx, e.scope, imprint.MemoryFilter{SessionID: tr.SessionID, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(own) < len(results)/2 {
+			t.Fatalf("%s: only %d memories from %d windows", tr.SessionID, len(own), len(results))
+		}
+		for _, m := range own {
+			for _, id := range m.SourceMessageIDs {
+				if byID[id].SessionID != tr.SessionID {
+					t.Fatalf("%s: memory %q cites message %s of another conversation", tr.SessionID, m.Content, id)
+				}
+			}
+		}
 	}
 
-	// Every message was consumed by exactly one window, in order.
-	seen := map[string]int{}
-	for _, r := range results {
-		if !r.Success {
-			t.Fatalf("window failed: %+v", r)
-		}
-		for _, id := range r.MessageIDs {
-			seen[id]++
-		}
-	}
-	for _, m := range msgs {
-		if seen[m.ID] != 1 {
-			t.Fatalf("message %s consumed %d times", m.ID, seen[m.ID])
-		}
-	}
-	if n, _ := e.db.CountPending(e.ctx, e.scope, tr.SessionID); n != 0 {
-		t.Fatalf("%d messages still pending", n)
-	}
-	// Scene continuity: each window was told the scene the previous one ended in.
-	if fake.prevSent[0] != "(none)" {
-		t.Errorf("first window's previous scene %q, want (none)", fake.prevSent[0])
-	}
-	for i := 1; i < len(fake.prevSent); i++ {
-		if fake.prevSent[i] != fake.returned[i-1] {
-			t.Fatalf("window %d was sent previous scene %q, want %q", i, fake.prevSent[i], fake.returned[i-1])
-		}
-	}
 	// Session dates became message timestamps, and memory times are the
 	// source messages' times.
 	mems, err := e.db.ListMemories(e.ctx, e.scope, imprint.MemoryFilter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(mems) < len(results)/2 {
-		t.Fatalf("only %d memories from %d windows", len(mems), len(results))
+	if len(mems) < total/2 {
+		t.Fatalf("only %d memories from %d windows", len(mems), total)
 	}
-	byID := map[string]imprint.Message{}
-	for _, m := range msgs {
-		byID[m.ID] = m
-	}
+	perConv := map[string]int{}
 	for _, m := range mems {
-		src := byID[m.SourceMessageIDs[0]]
+		src, ok := byID[m.SourceMessageIDs[0]]
+		if !ok {
+			t.Fatalf("memory %q cites unknown message %s", m.Content, m.SourceMessageIDs[0])
+		}
+		perConv[src.SessionID]++
 		if len(m.Timestamps) != 1 || !m.Timestamps[0].Equal(src.Timestamp.Time) || src.Timestamp.Year() != 2023 {
 			t.Fatalf("memory %q times %v, source message time %v", m.Content, m.Timestamps, src.Timestamp)
 		}
@@ -166,22 +205,30 @@ func TestLoCoMoEndToEnd(t *testing.T) {
 			t.Fatalf("episodic memory without its 2023 activity time: %+v", m.Metadata)
 		}
 	}
+	for _, tr := range trs {
+		if perConv[tr.SessionID] == 0 {
+			t.Errorf("no memory from conversation %s", tr.SessionID)
+		}
+	}
 
-	// Extracting the same conversation again in a new session of the same
+	// Extracting both conversations again in new sessions of the same
 	// scope stores nothing new: every memory is an exact repeat.
-	again := tr.SessionID + "-replayed"
-	for i := range msgs {
-		msgs[i].SessionID = again
-	}
-	if _, err := e.db.AppendMessages(e.ctx, e.scope, again, msgs); err != nil {
-		t.Fatal(err)
-	}
-	stored := 0
-	if err := e.runner.ExtractPending(e.ctx, e.scope, again, func(r Result) { stored += r.StoredCount }); err != nil {
-		t.Fatal(err)
-	}
-	if stored != 0 {
-		t.Errorf("re-extraction stored %d memories, want 0 (all duplicates)", stored)
+	for ci, tr := range trs {
+		again := tr.SessionID + "-replayed"
+		msgs := append([]imprint.Message(nil), convMsgs[ci]...)
+		for i := range msgs {
+			msgs[i].SessionID = again
+		}
+		if _, err := e.db.AppendMessages(e.ctx, e.scope, again, msgs); err != nil {
+			t.Fatal(err)
+		}
+		stored := 0
+		if err := e.runner.ExtractPending(e.ctx, e.scope, again, func(r Result) { stored += r.StoredCount }); err != nil {
+			t.Fatal(err)
+		}
+		if stored != 0 {
+			t.Errorf("re-extraction of %s stored %d memories, want 0 (all duplicates)", tr.SessionID, stored)
+		}
 	}
 	after, _ := e.db.CountMemories(e.ctx, e.scope)
 	if after != len(mems) {

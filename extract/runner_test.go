@@ -325,6 +325,7 @@ func TestNoCandidatesNoJudgeCall(t *testing.T) {
 		StoredMemories  []any          `json:"stored"`
 		TotalMillis     *int64         `json:"total_ms"`
 		ExtractedMillis *int64         `json:"extract_ms"`
+		DedupMillis     *int64         `json:"dedup_ms"`
 	}
 	if err := json.Unmarshal(logs.Bytes(), &metric); err != nil {
 		t.Fatalf("metric log: %v\n%s", err, logs.String())
@@ -332,6 +333,15 @@ func TestNoCandidatesNoJudgeCall(t *testing.T) {
 	if metric.Msg != "l1_extraction" || metric.Input != 2 || metric.Extracted != 2 || metric.Stored != 2 ||
 		metric.ByType["persona"] != 2 || !metric.Success || len(metric.StoredMemories) != 2 || metric.TotalMillis == nil {
 		t.Errorf("l1_extraction metric = %+v", metric)
+	}
+	// The durations are there, and extraction and dedup are parts of the
+	// total (TestL1ExtractionMetricDurations checks them on a moving clock).
+	if metric.ExtractedMillis == nil || metric.DedupMillis == nil || metric.TotalMillis == nil {
+		t.Fatalf("l1_extraction metric lacks extract_ms, dedup_ms or total_ms:\n%s", logs.String())
+	}
+	ext, ded, tot := *metric.ExtractedMillis, *metric.DedupMillis, *metric.TotalMillis
+	if ext < 0 || ded < 0 || tot < ext+ded {
+		t.Errorf("extract_ms %d, dedup_ms %d, total_ms %d: want non-negative parts within the total", ext, ded, tot)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/shard"
 	"github.com/imprint-dev/imprint/sqlite"
 )
 
@@ -410,7 +412,12 @@ func TestClaudeCodeHookTranscriptGrows(t *testing.T) {
 }
 
 // TestHookScriptRunsTheBinary runs the shipped hooks/claude-code script
-// with the built binary: a Stop payload records the transcript.
+// with the built binary, as Claude Code does while a session goes on: the
+// Stop hook on the first half of a real transcript, then twice after the
+// rest was appended, each time with Claude Code's stdin payload. Every
+// message of the transcript is stored exactly once (in the store and in
+// the conversations shard, and counted once by the service) and every
+// episode is captured.
 func TestHookScriptRunsTheBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")
@@ -419,32 +426,137 @@ func TestHookScriptRunsTheBinary(t *testing.T) {
 	bin := buildImprint(t)
 	serverDir := t.TempDir()
 	s := startInProc(t, serverDir, map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
-	transcript := sharedFile(t, "claude-code/session_b.jsonl")
-	tf, err := os.Open(transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := importer.ReadClaudeCode(tf, transcript)
-	tf.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	script, err := filepath.Abs(repoFile(t, "hooks/claude-code/imprint-hook.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sh", script, "Stop")
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "IMPRINT_BIN=" + bin,
-		"IMPRINT_SERVER=" + s.URL, "IMPRINT_DATA_DIR=" + t.TempDir(), "IMPRINT_AGENT=default"}
-	cmd.Stdin = strings.NewReader(hookPayloadJSON(t, "Stop", tr.SessionID, transcript, ""))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hook script: %v\n%s", err, out)
+	lines := transcriptLines(t, "representative_messages.jsonl")
+	transcript := filepath.Join(t.TempDir(), "test_session.jsonl")
+	half := 6 // the assistant has answered the second request
+	if err := os.WriteFile(transcript, []byte(strings.Join(lines[:half], "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	readTranscript := func() importer.Transcript {
+		t.Helper()
+		tf, err := os.Open(transcript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tf.Close()
+		tr, err := importer.ReadClaudeCode(tf, transcript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	ids := func(tr importer.Transcript) []string {
+		var out []string
+		for _, m := range tr.Messages {
+			out = append(out, tr.SessionID+"/"+m.ID)
+		}
+		sort.Strings(out)
+		return out
+	}
+	hookState := t.TempDir()
+	// What Claude Code writes on the Stop hook's stdin.
+	payload, err := json.Marshal(map[string]any{"session_id": "test_session", "transcript_path": transcript,
+		"cwd": filepath.Dir(transcript), "permission_mode": "default", "hook_event_name": "Stop", "stop_hook_active": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := func(run string) {
+		t.Helper()
+		cmd := exec.Command("sh", script, "Stop")
+		cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "IMPRINT_BIN=" + bin,
+			"IMPRINT_SERVER=" + s.URL, "IMPRINT_DATA_DIR=" + hookState, "IMPRINT_AGENT=default"}
+		cmd.Stdin = bytes.NewReader(payload)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("hook script, %s: %v\n%s", run, err, out)
+		}
+	}
+
+	// Extraction waits for extraction.idle (an hour); the captures the
+	// hook queued run now.
+	jobsIdle := func() {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			j := s.status(t).Jobs
+			if j.Available+j.Running+j.Retryable == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("jobs still queued after 30s: %+v", j)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	stop("first half")
+	firstHalf := readTranscript()
+	jobsIdle()
+	if got, want := storedMessages(t, serverDir, "test_session"), ids(firstHalf); !cmp.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("after the first Stop: stored %v, the half transcript has %v", got, want)
+	}
+	f, err := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.Join(lines[half:], "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	stop("after growth")
+	stop("again, nothing new")
+	full := readTranscript()
+	if len(full.Messages) <= len(firstHalf.Messages) {
+		t.Fatalf("the appended half adds no message (%d, then %d)", len(firstHalf.Messages), len(full.Messages))
+	}
+	jobsIdle()
+	recorded := metricValue(t, s.URL, "imprint_messages_recorded_total")
+	traces := jsonLines[imprint.Trace](t, runImprint(t, nil, "traces", "--json", "--server", s.URL))
+	episodes := map[string]bool{}
+	for _, tc := range traces {
+		episodes[tc.EpisodeID] = true
 	}
 	if code := s.stop(); code != 0 {
 		t.Fatalf("serve exit %d", code)
 	}
-	if got := storedMessages(t, serverDir, tr.SessionID); len(got) != len(tr.Messages) || len(got) == 0 {
-		t.Errorf("hook script recorded %d messages, the transcript has %d", len(got), len(tr.Messages))
+
+	want := ids(full)
+	if d := cmp.Diff(want, storedMessages(t, serverDir, "test_session")); d != "" {
+		t.Errorf("stored messages (-transcript +stored):\n%s", d)
+	}
+	if recorded != strconv.Itoa(len(want)) {
+		t.Errorf("the service recorded %s messages, the transcript has %d", recorded, len(want))
+	}
+	var shardIDs []string
+	if err := shard.Read(filepath.Join(serverDir, "conversations"), func(line []byte) error {
+		var l struct {
+			ID        string `json:"id"`
+			SessionID string `json:"session_id"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return err
+		}
+		shardIDs = append(shardIDs, l.SessionID+"/"+l.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(shardIDs)
+	if d := cmp.Diff(want, shardIDs); d != "" {
+		t.Errorf("conversations shard lines (-transcript +shard), each message once:\n%s", d)
+	}
+	// An unanswered last request waits for a later Stop or SessionEnd.
+	answered := 0
+	for _, ep := range full.Episodes {
+		if hasRole(ep.Turns, imprint.RoleAssistant) {
+			answered++
+		}
+	}
+	if len(episodes) != answered || answered < 2 {
+		t.Errorf("traces cover %d episodes, the transcript has %d answered ones", len(episodes), answered)
 	}
 }
 

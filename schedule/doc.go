@@ -7,10 +7,12 @@
 // it finalizes idle episodes and enqueues one extraction job per session
 // that is due or has gone quiet.
 //
-// Two engines implement Engine: Scheduler, over the store's own jobs table
-// (the default), and River, on River's SQLite driver sharing the store's
-// writer connection so that a job is inserted in the same transaction as
-// the episode it captures (the store's job-engine hook calls
-// River.InsertTx). cmd/imprint wires one of them (jobs.engine); this
-// package does not import the store.
+// Two engines implement Engine. River, the default (jobs.engine: river),
+// runs jobs on River's SQLite driver sharing the store's writer connection
+// so that a job is inserted in the same transaction as the episode it
+// captures (the store's job-engine hook calls River.InsertTx); Scheduler,
+// over the store's own jobs table, is the alternative (jobs.engine:
+// table). cmd/imprint wires one of them and, when it starts River, moves
+// the table's unfinished jobs over; this package does not import the
+// store. Both keep at most one extraction per session in flight.
 package schedule

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -301,5 +302,100 @@ func TestRiverRecoversJobOfCrashedProcess(t *testing.T) {
 	ev := waitEvent(t, events, EventDone)
 	if ev.job.ID != job.ID || ev.job.SessionID != "s1" {
 		t.Errorf("restart completed job %d of session %q, want job %d of s1", ev.job.ID, ev.job.SessionID, job.ID)
+	}
+}
+
+// TestRiverOneExtractionPerSession is TestOneExtractionPerSession on the
+// River engine: enqueueing a session's extraction while one is running
+// returns the running job and queues nothing, and extraction jobs of one
+// session queued under other keys (as an older process may have left
+// them) never run side by side, while another session's run alongside.
+func TestRiverOneExtractionPerSession(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Workers = 4
+	db, e := openRiver(t, filepath.Join(t.TempDir(), "imprint.db"), cfg)
+	ctx := t.Context()
+	var mu sync.Mutex
+	inFlight := map[string]int{}
+	maxInFlight := map[string]int{}
+	runs := map[string]int{}
+	started := make(chan imprint.Job, 20)
+	release := make(chan struct{})
+	e.Handle(imprint.JobExtract, func(ctx context.Context, j imprint.Job) error {
+		mu.Lock()
+		inFlight[j.SessionID]++
+		runs[j.SessionID]++
+		maxInFlight[j.SessionID] = max(maxInFlight[j.SessionID], inFlight[j.SessionID])
+		mu.Unlock()
+		started <- j
+		if j.SessionID == "held" {
+			<-release
+		} else {
+			time.Sleep(20 * time.Millisecond) // overlap with other workers
+		}
+		mu.Lock()
+		inFlight[j.SessionID]--
+		mu.Unlock()
+		return nil
+	})
+	events, stop := runRiver(t, e)
+
+	// 1. A running extraction absorbs the next enqueue of its session.
+	held, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "held"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case j := <-started:
+		if j.ID != held.ID {
+			t.Fatalf("ran job %d, want %d", j.ID, held.ID)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the extraction did not start within 20s")
+	}
+	again, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "held"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != held.ID || again.State != imprint.JobRunning {
+		t.Errorf("enqueue while the session's extraction runs: job %d (%s), want the running job %d", again.ID, again.State, held.ID)
+	}
+	if st := jobStats(t, db); st.Running != 1 || st.Available+st.Retryable != 0 {
+		t.Errorf("stats while one extraction runs = %+v, want it alone", st)
+	}
+	close(release)
+	if ev := waitEvent(t, events, EventDone); ev.job.ID != held.ID {
+		t.Fatalf("done job %d, want %d", ev.job.ID, held.ID)
+	}
+
+	// 2. Jobs queued under other keys still run one at a time per session.
+	total := 0
+	for i := range 3 {
+		for _, sess := range []string{"s1", "s2"} {
+			if _, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sess,
+				UniqueKey: fmt.Sprintf("batch-%s-%d", sess, i)}); err != nil {
+				t.Fatal(err)
+			}
+			total++
+		}
+	}
+	for range total {
+		if ev := waitEvent(t, events, EventDone); ev.job.SessionID == "held" {
+			t.Errorf("the held session's extraction ran again")
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, sess := range []string{"held", "s1", "s2"} {
+		if maxInFlight[sess] != 1 {
+			t.Errorf("session %s had %d extractions in flight at once, want 1", sess, maxInFlight[sess])
+		}
+	}
+	if want := map[string]int{"held": 1, "s1": 3, "s2": 3}; !cmp.Equal(runs, want) {
+		t.Errorf("extractions run per session = %v, want %v", runs, want)
 	}
 }

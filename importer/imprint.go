@@ -2,12 +2,14 @@ package importer
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -47,73 +49,188 @@ type messageIn struct {
 type docItem struct {
 	raw   json.RawMessage
 	label string // "episodes[2]", "line 3", or "" for a single object
-	line  int
+	// line is the line reported with the item's warnings (0 for a single
+	// object); start is the line on which raw starts.
+	line, start int
+	// pos is the item's place among the document's values, counting the
+	// malformed lines a lenient read skipped, so that it does not change
+	// when such a line is mended.
+	pos int
 }
 
 // splitDocument reads one JSON object, a JSON array, or JSONL. arrayName
-// labels array elements ("episodes" → "episodes[2]"). A malformed JSONL line
-// is an error naming the line.
-func splitDocument(data []byte, file, arrayName string) ([]docItem, error) {
-	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+// labels array elements ("episodes" → "episodes[2]"). Array elements and
+// JSONL lines carry the line they start on. A malformed JSONL line is an
+// error naming the line; with lenient it is a warning naming file and line
+// instead, and the other lines are still read.
+func splitDocument(data []byte, file, arrayName string, lenient bool) ([]docItem, []Warning, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	// Lines are counted in the file as given: blank lines trimmed off the
+	// front still count.
+	rest := bytes.TrimLeftFunc(data, unicode.IsSpace)
+	lead := bytes.Count(data[:len(data)-len(rest)], []byte("\n"))
+	data = bytes.TrimRightFunc(rest, unicode.IsSpace)
 	if len(data) == 0 {
-		return nil, invalidAt(file, "", "empty input")
+		return nil, nil, invalidAt(file, "", "empty input")
 	}
 	if json.Valid(data) {
 		switch data[0] {
 		case '{':
-			return []docItem{{raw: data}}, nil
+			return []docItem{{raw: data, start: lead + 1}}, nil, nil
 		case '[':
 			var elems []json.RawMessage
 			if err := json.Unmarshal(data, &elems); err != nil {
-				return nil, invalidAt(file, "", err.Error())
+				return nil, nil, invalidAt(file, "", err.Error())
 			}
+			lines := elementLines(data, "")
 			items := make([]docItem, len(elems))
 			for i, e := range elems {
-				items[i] = docItem{raw: e, label: fmt.Sprintf("%s[%d]", arrayName, i)}
+				items[i] = docItem{raw: e, label: fmt.Sprintf("%s[%d]", arrayName, i), pos: i}
+				if i < len(lines) {
+					items[i].line = lead + lines[i]
+					items[i].start = items[i].line
+				}
 			}
-			return items, nil
+			return items, nil, nil
 		}
-		return nil, invalidAt(file, "", "expected a JSON object, an array or JSONL")
+		return nil, nil, invalidAt(file, "", "expected a JSON object, an array or JSONL")
 	}
-	if first, _, _ := bytes.Cut(data, []byte("\n")); !json.Valid(bytes.TrimSpace(first)) {
+	if !looksLikeJSONL(data, lenient) {
 		// Not JSONL either: report where the document breaks.
 		var v any
 		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) && se.Offset > 0 && se.Offset <= int64(len(data)) {
-			line := 1 + bytes.Count(data[:se.Offset-1], []byte("\n"))
-			return nil, invalidAt(file, "line "+strconv.Itoa(line), "malformed JSON: "+se.Error())
+			line := lead + 1 + bytes.Count(data[:se.Offset-1], []byte("\n"))
+			return nil, nil, invalidAt(file, "line "+strconv.Itoa(line), "malformed JSON: "+se.Error())
 		}
-		return nil, invalidAt(file, "", "malformed JSON")
+		return nil, nil, invalidAt(file, "", "malformed JSON")
 	}
 	var items []docItem
+	var warnings []Warning
 	var bad error
+	pos := 0
 	err := eachLine(bytes.NewReader(data), func(n int, raw []byte, tooLong bool) {
 		if bad != nil {
 			return
 		}
+		n += lead
 		label := "line " + strconv.Itoa(n)
-		if tooLong {
-			bad = invalidAt(file, label, "line too long")
+		problem := ""
+		switch raw = bytes.TrimSpace(raw); {
+		case tooLong:
+			problem = "line too long"
+		case len(raw) == 0:
+			return
+		case !json.Valid(raw):
+			problem = "malformed JSON"
+		}
+		pos++
+		if problem == "" {
+			items = append(items, docItem{raw: append(json.RawMessage(nil), raw...), label: label, line: n, start: n, pos: pos - 1})
 			return
 		}
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
+		if !lenient {
+			bad = invalidAt(file, label, problem)
 			return
 		}
-		if !json.Valid(raw) {
-			bad = invalidAt(file, label, "malformed JSON")
-			return
-		}
-		items = append(items, docItem{raw: append(json.RawMessage(nil), raw...), label: label, line: n})
+		warnings = append(warnings, Warning{File: file, Line: n, Message: problem + ": line skipped"})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	if bad != nil {
-		return nil, bad
+		return nil, nil, bad
 	}
-	return items, nil
+	return items, warnings, nil
+}
+
+// looksLikeJSONL reports whether data, which is not one JSON value, is read
+// as JSONL: its first line is a JSON value, or (lenient) at least half of
+// its non-blank lines are JSON objects, so a JSONL file whose first line is
+// broken still imports while a broken pretty-printed document (lines like
+// `{` and `"key": 1,`) does not pass for one.
+func looksLikeJSONL(data []byte, lenient bool) bool {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	if json.Valid(bytes.TrimSpace(first)) {
+		return true
+	}
+	if !lenient {
+		return false
+	}
+	lines, objects := 0, 0
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		lines++
+		if line[0] == '{' && json.Valid(line) {
+			objects++
+		}
+	}
+	return objects > 0 && 2*objects >= lines
+}
+
+// elementLines returns the line (1-based, within data) on which each
+// element starts of the JSON array data (key "") or of the array under key
+// in the JSON object data. It returns what it found before any problem.
+func elementLines(data []byte, key string) []int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil
+	}
+	if key != "" {
+		if tok != json.Delim('{') {
+			return nil
+		}
+		for {
+			if !dec.More() {
+				return nil
+			}
+			k, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			if k == key {
+				if tok, err = dec.Token(); err != nil {
+					return nil
+				}
+				break
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+		}
+	}
+	if tok != json.Delim('[') {
+		return nil
+	}
+	var lines []int
+	for dec.More() {
+		off := int(dec.InputOffset())
+		for off < len(data) && (data[off] == ',' || unicode.IsSpace(rune(data[off]))) {
+			off++
+		}
+		lines = append(lines, 1+bytes.Count(data[:min(off, len(data))], []byte("\n")))
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+	}
+	return lines
+}
+
+// skipped returns the warning for an item of a lenient read that was
+// skipped for err (whose message names file, as invalidAt makes it).
+func skipped(file string, it docItem, what string, err error) Warning {
+	msg := err.Error()
+	if file != "" && file != "-" {
+		msg = strings.TrimPrefix(msg, file+": ")
+	}
+	return Warning{File: file, Line: it.line, Message: what + " skipped: " + msg}
 }
 
 // invalidAt returns an ErrInvalid error naming file and field path.
@@ -160,19 +277,35 @@ func ReadEpisodes(r io.Reader, file string) ([]imprint.Episode, []Warning, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	items, err := splitDocument(data, file, "episodes")
+	return readEpisodes(data, file, false)
+}
+
+// readEpisodes reads §4.1 episodes from data. With lenient, a malformed
+// JSONL line or an unusable episode of a JSONL stream or array is skipped
+// with a warning naming file and line; only input with nothing usable is
+// an error.
+func readEpisodes(data []byte, file string, lenient bool) ([]imprint.Episode, []Warning, error) {
+	items, warnings, err := splitDocument(data, file, "episodes", lenient)
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []imprint.Episode
-	var warnings []Warning
+	var firstErr error
 	for _, it := range items {
 		ep, ws, err := parseEpisode(it, file)
 		if err != nil {
-			return nil, nil, err
+			if !lenient || it.label == "" {
+				return nil, nil, err
+			}
+			firstErr = cmp.Or(firstErr, err)
+			warnings = append(warnings, skipped(file, it, "episode", err))
+			continue
 		}
 		warnings = append(warnings, ws...)
 		out = append(out, ep)
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, nil, firstErr
 	}
 	return out, warnings, nil
 }
@@ -328,11 +461,20 @@ func ReadMessages(r io.Reader, file string, sessionID string) (string, *imprint.
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	items, err := splitDocument(data, file, "messages")
+	sid, scope, msgs, _, _, err := readMessages(data, file, sessionID, false)
+	return sid, scope, msgs, err
+}
+
+// readMessages reads §4.2 messages from data. With lenient, a malformed
+// JSONL line or an invalid message of a stream or of the messages list is
+// skipped with a warning naming file and line; only input with nothing
+// usable is an error. pos holds each message's place in the input, skipped
+// ones counted.
+func readMessages(data []byte, file string, sessionID string, lenient bool) (sid string, scope *imprint.Scope, msgs []imprint.Message, pos []int, warnings []Warning, err error) {
+	items, warnings, err := splitDocument(data, file, "messages", lenient)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, nil, nil, err
 	}
-	var scope *imprint.Scope
 	if len(items) == 1 && items[0].label == "" && hasKey(items[0].raw, "messages") {
 		var obj struct {
 			SessionID *string         `json:"session_id"`
@@ -340,7 +482,7 @@ func ReadMessages(r io.Reader, file string, sessionID string) (string, *imprint.
 			Messages  json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(items[0].raw, &obj); err != nil {
-			return "", nil, nil, invalidAt(file, "", "malformed messages object: "+jsonErrField(err))
+			return "", nil, nil, nil, nil, invalidAt(file, "", "malformed messages object: "+jsonErrField(err))
 		}
 		if obj.SessionID != nil && strings.TrimSpace(*obj.SessionID) != "" {
 			sessionID = strings.TrimSpace(*obj.SessionID)
@@ -348,30 +490,47 @@ func ReadMessages(r io.Reader, file string, sessionID string) (string, *imprint.
 		scope = obj.Scope
 		var msgs []json.RawMessage
 		if m := bytes.TrimSpace(obj.Messages); len(m) == 0 || m[0] != '[' || json.Unmarshal(m, &msgs) != nil {
-			return "", nil, nil, invalidAt(file, "messages", "must be a list of messages")
+			return "", nil, nil, nil, nil, invalidAt(file, "messages", "must be a list of messages")
 		}
+		lines := elementLines(items[0].raw, "messages")
+		base := items[0].start - 1
 		items = items[:0]
 		for i, m := range msgs {
-			items = append(items, docItem{raw: m, label: fmt.Sprintf("messages[%d]", i)})
+			it := docItem{raw: m, label: fmt.Sprintf("messages[%d]", i), pos: i}
+			if i < len(lines) {
+				it.line = base + lines[i]
+				it.start = it.line
+			}
+			items = append(items, it)
 		}
 	}
 	sessionID = strings.TrimSpace(sessionID)
 	if sessionID == "" {
-		return "", nil, nil, invalidAt(file, "session_id", "required (in the input, or --session for a message stream)")
+		return "", nil, nil, nil, nil, invalidAt(file, "session_id", "required (in the input, or --session for a message stream)")
 	}
 	out := make([]imprint.Message, 0, len(items))
+	var firstErr error
 	for _, it := range items {
 		m, err := parseMessage(it, file)
 		if err != nil {
-			return "", nil, nil, err
+			if !lenient {
+				return "", nil, nil, nil, nil, err
+			}
+			firstErr = cmp.Or(firstErr, err)
+			warnings = append(warnings, skipped(file, it, "message", err))
+			continue
 		}
 		m.SessionID = sessionID
 		if scope != nil {
 			m.Scope = *scope
 		}
 		out = append(out, m)
+		pos = append(pos, it.pos)
 	}
-	return sessionID, scope, out, nil
+	if len(out) == 0 && firstErr != nil {
+		return "", nil, nil, nil, nil, firstErr
+	}
+	return sessionID, scope, out, pos, warnings, nil
 }
 
 func parseMessage(it docItem, file string) (imprint.Message, error) {
@@ -424,14 +583,17 @@ func hasKey(raw json.RawMessage, key string) bool {
 // object, or a stream of message objects whose session is the file's base
 // name). Messages without an id get one derived from (session, episode,
 // position, content), so importing the file again records nothing new;
-// episodes without an id keep it empty for capture to derive. Invalid input
-// is an error of kind ErrInvalid naming the field.
+// episodes without an id keep it empty for capture to derive. A malformed
+// JSONL line and an unusable episode or message of a stream or list are
+// skipped with a warning naming file and line (on the first transcript);
+// the rest still imports. Input with nothing usable is an error of kind
+// ErrInvalid naming the field.
 func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	items, err := splitDocument(data, file, "episodes")
+	items, _, err := splitDocument(data, file, "episodes", true)
 	if err != nil {
 		return nil, err
 	}
@@ -442,18 +604,18 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 		if session == "" {
 			session = contentHashSession(SourceImprint, data)
 		}
-		sid, _, msgs, err := ReadMessages(bytes.NewReader(data), file, session)
+		sid, _, msgs, pos, warnings, err := readMessages(data, file, session, true)
 		if err != nil {
 			return nil, err
 		}
 		for i := range msgs {
 			if msgs[i].ID == "" {
-				msgs[i].ID = derivedID(SourceImprint, sid, "message", strconv.Itoa(i), string(msgs[i].Role), msgs[i].Content)
+				msgs[i].ID = derivedID(SourceImprint, sid, "message", strconv.Itoa(pos[i]), string(msgs[i].Role), msgs[i].Content)
 			}
 		}
-		return []Transcript{{Source: SourceImprint, SessionID: sid, Messages: msgs}}, nil
+		return []Transcript{{Source: SourceImprint, SessionID: sid, Messages: msgs, Warnings: warnings}}, nil
 	}
-	eps, warnings, err := ReadEpisodes(bytes.NewReader(data), file)
+	eps, warnings, err := readEpisodes(data, file, true)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,10 @@ type App struct {
 	// Logger writes text logs to Stderr at --log-level.
 	Logger *slog.Logger
 
+	// isTerminal reports whether w is a terminal, where progress bars are
+	// drawn; nil checks the file descriptor of an *os.File (tests set it).
+	isTerminal func(w io.Writer) bool
+
 	lookupEnv func(string) (string, bool)
 	flags     globalFlags
 	scope     imprint.Scope

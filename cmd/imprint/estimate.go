@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/importer"
 )
@@ -63,35 +64,53 @@ func (e *estimate) messages(ctx context.Context, st imprint.Store, scope imprint
 	return n, nil
 }
 
-// episode adds the scoring calls capture would make for ep: one batched
-// call for an episode of at most batch_threshold steps (auto mode), else a
-// grading call per step. It is an upper bound: no call is made when no step
-// has a reflection and synthesis is off.
+// episode adds the scoring calls capture would make for ep, deciding as
+// the capture runner does: none for an abandoned episode that is not
+// captured, or when neither reflection synthesis is on nor α scoring with
+// a step that has a reflection; else one batched call per MaxBatchSteps
+// steps for an episode of at most batch_threshold steps (auto mode) or any
+// (per_episode), or per step an α call for a step with a reflection and,
+// with synthesis, a synthesis and an α call for one without. Prompt tokens
+// are the episode's text (tool outputs cut) plus the instructions.
 func (e *estimate) episode(ep imprint.Episode) {
-	steps, tokens := 0, 0
-	prevUser := false
+	c := e.cfg.Capture
+	if ep.ClosedBy == imprint.ClosedAbandoned && !c.CaptureAbandoned {
+		return
+	}
+	steps := capture.Normalize(capture.ExtractSteps(ep), capture.Config{MaxTextChars: c.MaxTextChars, MaxToolOutputChars: c.MaxToolOutputChars})
+	reflected := 0
+	for _, st := range steps {
+		if text, _ := capture.ResolveReflection(st); text != "" {
+			reflected++
+		}
+	}
+	if len(steps) == 0 || !(c.SynthReflections || (c.AlphaScoring && reflected > 0)) {
+		return
+	}
+	tokens := 0
 	for _, t := range ep.Turns {
 		text := t.Content
 		if t.Role == imprint.RoleTool && len([]rune(text)) > estToolOutputRunes {
 			text = string([]rune(text)[:estToolOutputRunes])
 		}
 		tokens += imprint.EstimateTokens(text)
-		if t.Role == imprint.RoleUser && !prevUser {
-			steps++
-		}
-		prevUser = t.Role == imprint.RoleUser
 	}
-	if steps == 0 {
+	n := len(steps)
+	if c.BatchMode == "per_episode" || (c.BatchMode == "auto" && n <= c.BatchThreshold) {
+		calls := (n + capture.MaxBatchSteps - 1) / capture.MaxBatchSteps
+		e.calls += calls
+		e.tokens += calls*estCaptureOverhead + tokens
 		return
 	}
-	c := e.cfg.Capture
-	if c.BatchMode == "per_episode" || (c.BatchMode == "auto" && steps <= c.BatchThreshold) {
-		e.calls++
-		e.tokens += estCaptureOverhead + tokens
-		return
+	calls := 0
+	if c.AlphaScoring {
+		calls = reflected
 	}
-	e.calls += steps
-	e.tokens += steps*estAlphaOverhead + tokens
+	if c.SynthReflections {
+		calls += 2 * (n - reflected)
+	}
+	e.calls += calls
+	e.tokens += calls*estAlphaOverhead + tokens
 }
 
 // pending adds the extraction windows of the sessions: the messages already

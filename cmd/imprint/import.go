@@ -167,8 +167,10 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		return err
 	}
 	if o.dryRun {
-		if err := est.pending(ctx, st, a.Scope(), sessions, a.Config.Extraction.MaxMessagesPerExtraction); err != nil {
-			return err
+		if !o.noExtract {
+			if err := est.pending(ctx, st, a.Scope(), sessions, a.Config.Extraction.MaxMessagesPerExtraction); err != nil {
+				return err
+			}
 		}
 		calls, tokens := est.calls, est.tokens
 		sum.EstimatedLLMCalls, sum.EstimatedPromptTokens = &calls, &tokens
@@ -851,28 +853,49 @@ func readSource(src importSource, loc *time.Location) ([]importer.Transcript, []
 type importBar struct {
 	bar *progressbar.ProgressBar
 
+	files int // sources to import
+
 	mu             sync.Mutex
+	done           int // sources imported
 	msgs, eps, mem int
 }
 
+// barThrottle is the least time between two drawings of the progress bar.
+const barThrottle = 100 * time.Millisecond
+
+// progress returns the import's progress bar over files sources: drawn on
+// Stderr when it is a terminal, else one that does nothing.
 func (a *App) progress(files int) *importBar {
-	f, ok := a.Stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !a.terminal(a.Stderr) {
 		return &importBar{}
 	}
-	return &importBar{bar: progressbar.NewOptions(files,
-		progressbar.OptionSetWriter(a.Stderr),
+	return newImportBar(a.Stderr, files, barThrottle)
+}
+
+// terminal reports whether w is a terminal (a.isTerminal when set).
+func (a *App) terminal(w io.Writer) bool {
+	if a.isTerminal != nil {
+		return a.isTerminal(w)
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// newImportBar draws a bar over files sources on w, at most once per
+// throttle, with the counts of messages, episodes and memories as its
+// description; it is cleared when finished.
+func newImportBar(w io.Writer, files int, throttle time.Duration) *importBar {
+	return &importBar{files: files, bar: progressbar.NewOptions(files,
+		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("importing"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("files"),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(throttle),
 		progressbar.OptionClearOnFinish(),
 	)}
 }
 
 // describe shows the counts; b.mu is held.
 func (b *importBar) describe() {
-	b.bar.Describe(fmt.Sprintf("messages %d · episodes %d · memories %d", b.msgs, b.eps, b.mem))
+	b.bar.Describe(fmt.Sprintf("files %d/%d · messages %d · episodes %d · memories %d", b.done, b.files, b.msgs, b.eps, b.mem))
 }
 
 func (b *importBar) update(s *importSummary) {
@@ -912,6 +935,9 @@ func (b *importBar) advance(s *importSummary) {
 	if b.bar == nil {
 		return
 	}
+	b.mu.Lock()
+	b.done++
+	b.mu.Unlock()
 	b.update(s)
 	b.mu.Lock()
 	defer b.mu.Unlock()

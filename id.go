@@ -35,6 +35,12 @@ func NewID() string {
 	b[6] = 0x70 | byte(seq>>8)&0x0f
 	b[7] = byte(seq)
 	b[8] = b[8]&0x3f | 0x80
+	return FormatUUID(b)
+}
+
+// FormatUUID writes the 16 bytes of a UUID in its canonical text form
+// (8-4-4-4-12 lower-case hex digits).
+func FormatUUID(b [16]byte) string {
 	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])
 	out[8] = '-'

@@ -3,7 +3,6 @@ package extract
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"slices"
 	"strconv"
 
@@ -57,15 +56,5 @@ func formatID(ms int64, sum []byte) string {
 	copy(b[6:], sum[:10])
 	b[6] = 0x80 | b[6]&0x0f
 	b[8] = 0x80 | b[8]&0x3f
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:], b[10:])
-	return string(out[:])
+	return imprint.FormatUUID(b)
 }

@@ -151,20 +151,11 @@ func derivedID(parts ...string) string {
 		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
 		h.Write([]byte(p))
 	}
-	b := h.Sum(nil)[:16]
+	var b [16]byte
+	copy(b[:], h.Sum(nil))
 	b[6] = b[6]&0x0f | 0x80
 	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:], b[10:])
-	return string(out[:])
+	return imprint.FormatUUID(b)
 }
 
 // fillTimes gives a turn without a time its predecessor's time.

@@ -58,17 +58,5 @@ func (db *DB) queryMessageStmt(ctx context.Context, op, q string, args ...any) (
 		return nil, dbErr(op, err)
 	}
 	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, dbErr(op, err)
-	}
-	defer rows.Close()
-	out := []imprint.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, dbErr(op, err)
-		}
-		out = append(out, m)
-	}
-	return out, dbErr(op, rows.Err())
+	return scanMessages(op, rows, err)
 }

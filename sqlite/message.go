@@ -272,6 +272,12 @@ func (db *DB) queryMessages(ctx context.Context, op, where string, args ...any) 
 // messageColsNoVec).
 func (db *DB) queryMessageCols(ctx context.Context, op, cols, where string, args ...any) ([]imprint.Message, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT `+cols+` FROM messages WHERE `+where, args...)
+	return scanMessages(op, rows, err)
+}
+
+// scanMessages reads every message of a query's rows (err is the query's
+// error) and closes them.
+func scanMessages(op string, rows *sql.Rows, err error) ([]imprint.Message, error) {
 	if err != nil {
 		return nil, dbErr(op, err)
 	}

@@ -58,6 +58,14 @@ func TestAuth(t *testing.T) {
 		{"POST", "/v1/episodes", `{"session_id":"s1","turns":[{"role":"user","content":"hi"}]}`},
 		{"POST", "/v1/sessions/s1/turns", `{"turns":[{"role":"user","content":"hi"}]}`},
 		{"POST", "/v1/sessions/s1/end", ""},
+		{"POST", "/v1/sessions/s1/finalize", `{}`},
+		{"POST", "/v1/sessions/s1/extract", ""},
+		{"GET", "/v1/episodes/e1", ""},
+		{"GET", "/v1/episodes/e1/traces", ""},
+		{"GET", "/v1/traces", ""},
+		{"GET", "/v1/traces/t1", ""},
+		{"GET", "/v1/memories/m1", ""},
+		{"GET", "/v1/no-such-route", ""},
 	}
 	headers := map[string][]string{
 		"no header":   nil,

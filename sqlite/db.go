@@ -279,13 +279,19 @@ func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) (func(), error)) 
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.committed(after)
+	return nil
+}
+
+// committed runs what follows every write commit: the checkpointer's count
+// and the transaction's after function (nil for none).
+func (db *DB) committed(after func()) {
 	if db.ckpt != nil {
 		db.ckpt.committed()
 	}
 	if after != nil {
 		after()
 	}
-	return nil
 }
 
 // scopeArgs returns the values of the scope columns (tenant, user_id, agent).

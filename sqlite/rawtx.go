@@ -58,17 +58,13 @@ func (db *DB) rawWriteTx(ctx context.Context, fn func(tx *rawTx) (func(), error)
 			return fmt.Errorf("begin: driver connection %T", dc)
 		}
 		if db.raw == nil || db.raw.conn != conn {
-			// A replaced connection is closed: its statements went with
-			// it and must not be touched.
 			db.raw = &rawStmts{conn: conn, st: map[string]driver.Stmt{}}
 		}
 		tx := &rawTx{ctx: ctx, conn: conn, cache: db.raw}
-		if _, err := tx.exec("BEGIN IMMEDIATE"); err != nil {
-			return fmt.Errorf("begin: %w", err)
-		}
-		var err error
-		after, err = fn(tx)
-		if err == nil {
+		_, err := tx.exec("BEGIN IMMEDIATE")
+		if err != nil {
+			err = fmt.Errorf("begin: %w", err)
+		} else if after, err = fn(tx); err == nil {
 			// Once committing, ctx must not cut in: the driver reports
 			// a context that ended during a statement as that
 			// statement's error even when it completed, and a commit
@@ -79,29 +75,28 @@ func (db *DB) rawWriteTx(ctx context.Context, fn func(tx *rawTx) (func(), error)
 				err = fmt.Errorf("commit: %w", err)
 			}
 		}
-		if err != nil {
-			// The rollback must run even when ctx ended.
-			tx.ctx = context.WithoutCancel(ctx)
-			if _, rerr := tx.exec("ROLLBACK"); rerr != nil && !isNoTx(rerr) {
-				// database/sql closes a connection that answers
-				// ErrBadConn; SQLite rolls back when it closes.
-				db.raw.close()
-				db.raw = nil
-				return errors.Join(err, errRawConn, driver.ErrBadConn)
-			}
-			return err
+		if err == nil {
+			return nil
 		}
-		return nil
+		// Roll back even when ctx ended (a BEGIN reported cut off may
+		// have run), then drop the cached statements: database/sql may
+		// discard this connection after an error, and SQLite keeps a
+		// closed connection open while statements of it remain.
+		tx.ctx = context.WithoutCancel(ctx)
+		_, rerr := tx.exec("ROLLBACK")
+		db.raw.close()
+		db.raw = nil
+		if rerr != nil && !isNoTx(rerr) {
+			// database/sql closes a connection that answers
+			// ErrBadConn; SQLite rolls back when it closes.
+			return errors.Join(err, errRawConn, driver.ErrBadConn)
+		}
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if db.ckpt != nil {
-		db.ckpt.committed()
-	}
-	if after != nil {
-		after()
-	}
+	db.committed(after)
 	return nil
 }
 

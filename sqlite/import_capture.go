@@ -139,7 +139,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, ep imprint.Episode,
 		if _, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE rid = ?`, rid); err != nil {
 			return err
 		}
-		if err := fts.remove(ctx, rid); err != nil {
+		if err := fts.remove(rid); err != nil {
 			return err
 		}
 		removedRID(rid)
@@ -180,7 +180,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, ep imprint.Episode,
 				_, err = st.ExecContext(ctx, upd...)
 			}
 			if err == nil {
-				err = fts.replace(ctx, rid, traceText(t))
+				err = fts.replace(rid, traceText(t))
 			}
 		} else {
 			var r sql.Result
@@ -192,7 +192,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, ep imprint.Episode,
 				rid, err = r.LastInsertId()
 			}
 			if err == nil {
-				err = fts.insert(ctx, rid, traceText(t))
+				err = fts.insert(rid, traceText(t))
 			}
 		}
 		if isUnique(err) {

@@ -63,19 +63,20 @@ func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
 // The statements of PutMemory: insert a new id (no row when the id
 // exists), rewrite an existing id of the same scope (no row for another
 // scope; the arguments are those of the insert), supersede a target.
+// They run on the raw write path, which prepares them on first use.
 var (
-	memoryInsertSQL = wsql(`INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
+	memoryInsertSQL = `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
 		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
 		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING RETURNING rid`)
-	memoryUpdateSQL = wsql(`UPDATE memories SET tenant = ?1, user_id = ?2, agent = ?3, workspace = ?4,
+		ON CONFLICT (id) DO NOTHING RETURNING rid`
+	memoryUpdateSQL = `UPDATE memories SET tenant = ?1, user_id = ?2, agent = ?3, workspace = ?4,
 		session_id = ?5, content = ?6, type = ?7, priority = ?8, scene_name = ?9, source_message_ids = ?10, metadata = ?11,
 		timestamps = ?12, created_at = ?13, updated_at = ?14, version = ?15, superseded_by = ?16, supersedes = ?17,
 		extractor = ?18, content_hash = ?19, vec = ?20, embedder = ?21, dim = ?22
-		WHERE id = ?23 AND tenant = ?1 AND user_id = ?2 AND agent = ?3 RETURNING rid`)
-	memorySupersedeSQL = wsql(`UPDATE memories SET superseded_by = ?
-		WHERE id = ? AND ` + scopeWhere("") + ` AND superseded_by IS NULL RETURNING rid`)
+		WHERE id = ?23 AND tenant = ?1 AND user_id = ?2 AND agent = ?3 RETURNING rid`
+	memorySupersedeSQL = `UPDATE memories SET superseded_by = ?
+		WHERE id = ? AND ` + scopeWhere("") + ` AND superseded_by IS NULL RETURNING rid`
 )
 
 // PutMemory writes m (row, keyword indexes, vector) and marks each id in
@@ -130,9 +131,9 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	}
 	var rid int64
 	var targets []int64
-	fts := ftsSQL["memory"]
 	err := db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
 		targets = targets[:0]
+		fts := rawFTSWriter(tx, "memory")
 		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
 			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
 			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID}
@@ -147,7 +148,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 				return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
 			}
 			if err == nil {
-				err = rawFTSRemove(tx, fts, rid)
+				err = fts.remove(rid)
 			}
 		}
 		if err != nil {
@@ -155,7 +156,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		}
 		// Only live memories are in the keyword index.
 		if m.SupersededBy == nil {
-			if err := rawFTSInsert(tx, fts, rid, m.Content); err != nil {
+			if err := fts.insert(rid, m.Content); err != nil {
 				return nil, err
 			}
 		}
@@ -167,7 +168,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 			if err != nil {
 				return nil, err
 			}
-			if err := rawFTSRemove(tx, fts, trid); err != nil {
+			if err := fts.remove(trid); err != nil {
 				return nil, err
 			}
 			targets = append(targets, trid)

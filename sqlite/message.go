@@ -217,7 +217,7 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 		if err != nil {
 			return res, err
 		}
-		if err := a.fts.insert(ctx, seq, m.Content); err != nil {
+		if err := a.fts.insert(seq, m.Content); err != nil {
 			return res, err
 		}
 		res.Inserted = append(res.Inserted, m.ID)

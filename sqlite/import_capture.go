@@ -74,8 +74,13 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	var removed []int64
 	return db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		written, removed = written[:0], removed[:0]
+		fts, err := db.newFTSWriter(ctx, tx, "trace")
+		if err != nil {
+			return nil, err
+		}
+		defer fts.close()
 		for c := range eps {
-			if err := db.saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], now, func(rid int64, t imprint.Trace) {
+			if err := db.saveCaptureTx(ctx, tx, fts, eps[c], traces[c], keys[c], now, func(rid int64, t imprint.Trace) {
 				written = append(written, applied{rid, t})
 			}, func(rid int64) { removed = append(removed, rid) }); err != nil {
 				return nil, wrap(c, err)
@@ -98,8 +103,8 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 
 // saveCaptureTx is SaveCapture's transaction body for one episode; keys
 // are the step keys of traces. It reports each trace written and each
-// vanished trace removed.
-func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time,
+// vanished trace removed; fts is the transaction's trace index writer.
+func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time,
 	wrote func(rid int64, t imprint.Trace), removedRID func(rid int64)) error {
 	if err := upsertEpisode(ctx, tx, ep, true); err != nil {
 		return err
@@ -126,11 +131,6 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, ep imprint.Episode,
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	fts, err := db.newFTSWriter(ctx, tx, "trace")
-	if err != nil {
-		return err
-	}
-	defer fts.close()
 	// Vanished steps go first, so a surviving step may take over an id.
 	for key, rid := range existing {
 		if keys[key] {

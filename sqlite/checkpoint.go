@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"context"
 	"database/sql"
 	"log/slog"
 	"sync"
@@ -39,11 +38,10 @@ type checkpointer struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	done    sync.WaitGroup
-	log     *slog.Logger
 }
 
 func newCheckpointer(c *sql.DB) *checkpointer {
-	k := &checkpointer{c: c, wake: make(chan struct{}, 1), stop: make(chan struct{}), log: slog.Default()}
+	k := &checkpointer{c: c, wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	k.done.Add(1)
 	go k.run()
 	return k
@@ -77,16 +75,11 @@ func (k *checkpointer) run() {
 			continue
 		}
 		last = n
-		if err := k.checkpoint(context.Background(), "PASSIVE"); err != nil {
-			k.log.Warn("wal checkpoint failed", "err", err)
+		var busy, frames, done int
+		if err := k.c.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done); err != nil {
+			slog.Warn("wal checkpoint failed", "err", err)
 		}
 	}
-}
-
-// checkpoint runs one checkpoint of the given mode (PASSIVE or TRUNCATE).
-func (k *checkpointer) checkpoint(ctx context.Context, mode string) error {
-	var busy, log, done int
-	return k.c.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done)
 }
 
 // close stops the background loop and closes the connection.

@@ -249,21 +249,16 @@ func (db *DB) ResetRunningJobs(ctx context.Context) (int, error) {
 // when there is one).
 func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
 	var st imprint.JobStats
+	if err := validScopePtr(scope); err != nil {
+		return st, err
+	}
 	if e := db.engine(); e != nil {
-		if scope != nil {
-			if err := validScope(*scope); err != nil {
-				return st, err
-			}
-		}
 		st, err := e.Stats(ctx, scope)
 		return st, dbErr("job stats", err)
 	}
 	q := `SELECT state, COUNT(*) FROM jobs WHERE state IN ('available', 'running', 'retryable', 'failed')`
 	var args []any
 	if scope != nil {
-		if err := validScope(*scope); err != nil {
-			return st, err
-		}
 		q += ` AND ` + scopeWhere("")
 		args = scopeArgs(*scope)
 	}
@@ -304,21 +299,16 @@ func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.
 	if limit <= 0 {
 		limit = 100
 	}
+	if err := validScopePtr(scope); err != nil {
+		return nil, err
+	}
 	if e := db.engine(); e != nil {
-		if scope != nil {
-			if err := validScope(*scope); err != nil {
-				return nil, err
-			}
-		}
 		out, err := e.List(ctx, scope, state, limit)
 		return out, dbErr("list jobs", err)
 	}
 	q := `SELECT ` + jobCols + ` FROM jobs WHERE state = ?`
 	args := []any{string(state)}
 	if scope != nil {
-		if err := validScope(*scope); err != nil {
-			return nil, err
-		}
 		q += ` AND ` + scopeWhere("")
 		args = append(args, scopeArgs(*scope)...)
 	}
@@ -339,4 +329,12 @@ func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.
 		return nil, dbErr("list jobs", err)
 	}
 	return out, nil
+}
+
+// validScopePtr checks scope unless it is nil (all scopes).
+func validScopePtr(scope *imprint.Scope) error {
+	if scope == nil {
+		return nil
+	}
+	return validScope(*scope)
 }

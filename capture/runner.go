@@ -454,23 +454,12 @@ func (r *Runner) score(ctx context.Context, ep imprint.Episode, steps []Step, re
 	}
 	res.StageMS.Reflect = since(t)
 	cfg := r.cfg
-	if r.d.LLM == nil || n == 0 || !(cfg.SynthReflections || (cfg.AlphaScoring && anyReflection)) {
+	batches, perStep := planScoring(n, anyReflection, cfg)
+	if r.d.LLM == nil || (batches == nil && perStep == nil) {
 		return out, modeNone
 	}
 	task := taskContext(ep, steps)
 
-	var batches [][]int
-	var perStep []int
-	switch {
-	case cfg.BatchMode == BatchPerEpisode:
-		batches = chunks(n, MaxBatchSteps)
-	case cfg.BatchMode == BatchAuto && n <= cfg.BatchThreshold:
-		// A threshold above MaxBatchSteps would otherwise send one call
-		// too large for its reply to fit the token budget.
-		batches = chunks(n, MaxBatchSteps)
-	default:
-		perStep = chunks(n, n)[0]
-	}
 	mode := modePerStep
 	if len(batches) > 0 {
 		mode = modeBatch
@@ -491,6 +480,59 @@ func (r *Runner) score(ctx context.Context, ep imprint.Episode, steps []Step, re
 		r.runPerStep(ctx, ep.ID, steps, perStep, task, pv, out, res)
 	}
 	return out, mode
+}
+
+// planScoring returns how score grades n steps under cfg: the positions of
+// each batched call, or of the steps scored one call at a time. Both are
+// nil when no call is due: no steps, or neither synthesis on nor a
+// reflection (anyReflection) to grade.
+func planScoring(n int, anyReflection bool, cfg Config) (batches [][]int, perStep []int) {
+	if n == 0 || !(cfg.SynthReflections || (cfg.AlphaScoring && anyReflection)) {
+		return nil, nil
+	}
+	switch {
+	case cfg.BatchMode == BatchPerEpisode:
+		return chunks(n, MaxBatchSteps), nil
+	case cfg.BatchMode == BatchAuto && n <= cfg.BatchThreshold:
+		// A threshold above MaxBatchSteps would otherwise send one call
+		// too large for its reply to fit the token budget.
+		return chunks(n, MaxBatchSteps), nil
+	default:
+		return nil, chunks(n, n)[0]
+	}
+}
+
+// PlannedCalls returns the LLM calls a Runner configured with cfg (zero
+// values taking their defaults, as in NewRunner) makes to score steps, the
+// normalized steps of an episode, when every call succeeds and the model
+// writes each reflection it is asked for: the batched calls, or per step a
+// synthesis call for a step without a reflection (synthesis on) and a
+// grading call for each step with one (α scoring on). A failed batch or a
+// declined reflection changes the real count. It is what
+// `imprint import --dry-run` estimates.
+func PlannedCalls(steps []Step, cfg Config) LLMCalls {
+	cfg = cfg.withDefaults()
+	reflected := 0
+	for _, st := range steps {
+		if text, _ := ResolveReflection(st); text != "" {
+			reflected++
+		}
+	}
+	batches, perStep := planScoring(len(steps), reflected > 0, cfg)
+	var c LLMCalls
+	c.BatchedReflection = len(batches)
+	if perStep == nil {
+		return c
+	}
+	graded := reflected
+	if cfg.SynthReflections {
+		c.ReflectionSynth = len(perStep) - reflected
+		graded = len(perStep)
+	}
+	if cfg.AlphaScoring {
+		c.AlphaScoring = graded
+	}
+	return c
 }
 
 // runBatches scores each batch in one call (LLMConcurrency at a time) and

@@ -25,9 +25,11 @@ const (
 
 // estimate accumulates what a real import would send to an LLM.
 type estimate struct {
-	cfg    *Config
-	calls  int
-	tokens int
+	cfg *Config
+	// capture is the capture runner's configuration (defaults filled in).
+	capture capture.Config
+	calls   int
+	tokens  int
 	// newQualified counts, per session, the new messages that pass the
 	// quality gate, and their estimated tokens.
 	newQualified map[string][2]int
@@ -64,27 +66,20 @@ func (e *estimate) messages(ctx context.Context, st imprint.Store, scope imprint
 	return n, nil
 }
 
-// episode adds the scoring calls capture would make for ep, deciding as
-// the capture runner does: none for an abandoned episode that is not
-// captured, or when neither reflection synthesis is on nor α scoring with
-// a step that has a reflection; else one batched call per MaxBatchSteps
-// steps for an episode of at most batch_threshold steps (auto mode) or any
-// (per_episode), or per step an α call for a step with a reflection and,
-// with synthesis, a synthesis and an α call for one without. Prompt tokens
-// are the episode's text (tool outputs cut) plus the instructions.
+// episode adds the scoring calls capture would make for ep, as
+// capture.PlannedCalls counts them under the capture runner's
+// configuration: none for an abandoned episode that is not captured.
+// Prompt tokens are the episode's text (tool outputs cut) plus the
+// instructions of each call.
 func (e *estimate) episode(ep imprint.Episode) {
-	c := e.cfg.Capture
+	c := e.capture
 	if ep.ClosedBy == imprint.ClosedAbandoned && !c.CaptureAbandoned {
 		return
 	}
-	steps := capture.Normalize(capture.ExtractSteps(ep), capture.Config{MaxTextChars: c.MaxTextChars, MaxToolOutputChars: c.MaxToolOutputChars})
-	reflected := 0
-	for _, st := range steps {
-		if text, _ := capture.ResolveReflection(st); text != "" {
-			reflected++
-		}
-	}
-	if len(steps) == 0 || !(c.SynthReflections || (c.AlphaScoring && reflected > 0)) {
+	steps := capture.Normalize(capture.ExtractSteps(ep), c)
+	planned := capture.PlannedCalls(steps, c)
+	calls := planned.Total()
+	if calls == 0 {
 		return
 	}
 	tokens := 0
@@ -95,22 +90,12 @@ func (e *estimate) episode(ep imprint.Episode) {
 		}
 		tokens += imprint.EstimateTokens(text)
 	}
-	n := len(steps)
-	if c.BatchMode == "per_episode" || (c.BatchMode == "auto" && n <= c.BatchThreshold) {
-		calls := (n + capture.MaxBatchSteps - 1) / capture.MaxBatchSteps
-		e.calls += calls
-		e.tokens += calls*estCaptureOverhead + tokens
-		return
-	}
-	calls := 0
-	if c.AlphaScoring {
-		calls = reflected
-	}
-	if c.SynthReflections {
-		calls += 2 * (n - reflected)
+	overhead := estAlphaOverhead
+	if planned.BatchedReflection > 0 {
+		overhead = estCaptureOverhead
 	}
 	e.calls += calls
-	e.tokens += calls*estAlphaOverhead + tokens
+	e.tokens += calls*overhead + tokens
 }
 
 // pending adds the extraction windows of the sessions: the messages already

@@ -130,6 +130,9 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	var rec *record.Recorder
 	if o.dryRun {
 		est = &estimate{cfg: a.Config}
+		if capRunner != nil {
+			est.capture = capRunner.Config()
+		}
 	} else if rec, err = a.l0Recorder(ctx); err != nil {
 		return err
 	}

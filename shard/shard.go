@@ -63,8 +63,16 @@ func (w *Writer) Append(values []any, day func(i int) time.Time) error {
 	return nil
 }
 
+// appendFile appends data to the file at path and syncs it; when the file
+// is new it syncs its folder too, so that the file's entry survives a crash
+// along with the data.
 func appendFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	created := false
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		created = true
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("open shard: %w", err)
 	}
@@ -73,6 +81,11 @@ func appendFile(path string, data []byte) error {
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		return fmt.Errorf("append shard %s: %w", filepath.Base(path), err)
+	}
+	if created {
+		if err := SyncDir(filepath.Dir(path)); err != nil {
+			return fmt.Errorf("append shard %s: %w", filepath.Base(path), err)
+		}
 	}
 	return nil
 }

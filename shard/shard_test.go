@@ -58,3 +58,35 @@ func TestWriteFileSyncCreatesOnce(t *testing.T) {
 		t.Errorf("file = %q, %v; want the first write's content", got, err)
 	}
 }
+
+// TestAppendCreatesThenAppends: the first append to a day creates its file,
+// later ones add to it and keep what was there.
+func TestAppendCreatesThenAppends(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := NewWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(int) time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }
+	for i := range 3 {
+		if err := w.Append([]any{map[string]int{"n": i}}, day); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+	path := filepath.Join(dir, "2026-05-01.jsonl")
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n"; string(got) != want {
+		t.Errorf("day file = %q, want %q", got, want)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o600 != 0o600 {
+		t.Errorf("day file mode %v, want it readable and writable by its owner", perm)
+	}
+}

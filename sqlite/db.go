@@ -41,8 +41,9 @@ type DB struct {
 	vecs map[vecKey]*vecIndex
 
 	// wst holds the write-path statements prepared on the writer
-	// connection at Open (see stmt); read-only afterwards.
-	wst map[string]*sql.Stmt
+	// connection at Open (see stmt), rst the hot read statements prepared
+	// on the read pool (see readStmt); read-only afterwards.
+	wst, rst map[string]*sql.Stmt
 
 	// ckpt checkpoints the WAL in the background (see checkpoint.go).
 	ckpt *checkpointer
@@ -140,6 +141,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := db.prepareReader(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w: %v", path, imprint.ErrUnavailable, err)
 	}
 	c, err := sql.Open("sqlite", dsn(path, roleCheckpoint))
 	if err != nil {

@@ -309,12 +309,12 @@ func (db *DB) PendingMessages(ctx context.Context, scope imprint.Scope, sessionI
 	return db.queryMessageStmt(ctx, "pending messages", pendingMessagesSQL, args...)
 }
 
-// The hot read statements of extraction, prepared once per DB (readStmt).
+// The hot read statements of extraction, prepared once per DB (rsql).
 var (
-	pendingMessagesSQL = `SELECT ` + messageColsNoVec + ` FROM messages WHERE ` + scopeWhere("") + ` AND session_id = ?
+	pendingMessagesSQL = rsql(`SELECT ` + messageColsNoVec + ` FROM messages WHERE ` + scopeWhere("") + ` AND session_id = ?
 		AND seq > COALESCE((SELECT cursor_seq FROM sessions WHERE ` + scopeWhere("") + ` AND id = ?), 0)
-		ORDER BY seq LIMIT ?`
-	messagesBeforeSQL = `SELECT ` + messageColsNoVec + ` FROM messages WHERE ` + scopeWhere("") + ` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`
+		ORDER BY seq LIMIT ?`)
+	messagesBeforeSQL = rsql(`SELECT ` + messageColsNoVec + ` FROM messages WHERE ` + scopeWhere("") + ` AND session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
 )
 
 // CountPending counts the session's messages after its cursor.
@@ -388,4 +388,14 @@ func (db *DB) SetMessageVectors(ctx context.Context, scope imprint.Scope, sessio
 		}, nil
 	})
 	return dbErr("set message vectors", err)
+}
+
+// queryMessageStmt is queryMessageCols over a registered read statement.
+func (db *DB) queryMessageStmt(ctx context.Context, op, q string, args ...any) ([]imprint.Message, error) {
+	st, err := db.readStmt(q)
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	return scanMessages(op, rows, err)
 }

@@ -47,10 +47,51 @@ func (db *DB) stmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error)
 	return tx.PrepareContext(ctx, q)
 }
 
-// closeWriterStmts closes the statements prepareWriter made.
+// closeWriterStmts closes the statements prepareWriter and prepareReader
+// made.
 func (db *DB) closeWriterStmts() {
 	for _, st := range db.wst {
 		st.Close()
 	}
-	db.wst = nil
+	for _, st := range db.rst {
+		st.Close()
+	}
+	db.wst, db.rst = nil, nil
+}
+
+// readerSQL lists the hot read statements (extraction reads a session's
+// pending messages and the messages before each window over and over, and
+// parsing those queries cost more than running them), prepared once on
+// the read pool at Open; database/sql prepares each on a pool connection
+// the first time it runs there. Register one with rsql at package level.
+var readerSQL []string
+
+// rsql registers q as a read-path statement and returns it.
+func rsql(q string) string {
+	readerSQL = append(readerSQL, q)
+	return q
+}
+
+// prepareReader prepares every registered read statement on the read pool.
+func (db *DB) prepareReader(ctx context.Context) error {
+	db.rst = make(map[string]*sql.Stmt, len(readerSQL))
+	for _, q := range readerSQL {
+		if db.rst[q] != nil {
+			continue
+		}
+		st, err := db.r.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %.40q: %w", q, err)
+		}
+		db.rst[q] = st
+	}
+	return nil
+}
+
+// readStmt returns the read statement q, registered with rsql.
+func (db *DB) readStmt(q string) (*sql.Stmt, error) {
+	if st := db.rst[q]; st != nil {
+		return st, nil
+	}
+	return nil, fmt.Errorf("read statement %.40q is not registered", q)
 }

@@ -291,3 +291,17 @@ func TestDeriveEpisodeID(t *testing.T) {
 		t.Error("trace ids are not deterministic per step")
 	}
 }
+
+// TestDerivedIDsAreStable pins derived ids: a change would give every
+// re-captured episode and trace a new id, duplicating them in the store.
+func TestDerivedIDsAreStable(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, got, want string }{
+		{"trace", TraceID("ep-1", "3"), "b39c6d5d-d2b6-8c25-87d6-0b03717aab05"},
+		{"episode", DeriveEpisodeID(exchanges(2, false)), "208bf295-26a1-8e5c-aa45-bdab45d25928"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s id = %s, want %s", tt.name, tt.got, tt.want)
+		}
+	}
+}

@@ -93,3 +93,28 @@ func TestRunManyInvalidSavesNothing(t *testing.T) {
 		t.Errorf("%d traces saved (%v), want none", len(got), err)
 	}
 }
+
+// TestRunManyWithoutStore: with no store (a dry run) RunMany computes every
+// episode, as Run does, and saves nothing.
+func TestRunManyWithoutStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eps := manyEpisodes()
+	r := NewRunner(Deps{}, DefaultConfig())
+	got, err := r.RunMany(ctx, eps, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Result
+	for _, ep := range eps {
+		res, err := r.Run(ctx, ep, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, res)
+	}
+	ignore := cmp.Options{cmpopts.IgnoreFields(imprint.Trace{}, "CreatedAt"), cmpopts.IgnoreFields(Result{}, "StageMS")}
+	if diff := cmp.Diff(want, got, ignore); diff != "" {
+		t.Errorf("results (-Run +RunMany):\n%s", diff)
+	}
+}

@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -132,11 +131,11 @@ func hashID(parts ...string) string {
 		h.Write([]byte(p))
 		h.Write([]byte{0x1f})
 	}
-	b := h.Sum(nil)[:16]
+	var b [16]byte
+	copy(b[:], h.Sum(nil))
 	b[6] = b[6]&0x0f | 0x80
 	b[8] = b[8]&0x3f | 0x80
-	x := hex.EncodeToString(b)
-	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+	return imprint.FormatUUID(b)
 }
 
 // Prepare validates ep as Run does and returns it as it would be saved: id
@@ -256,48 +255,39 @@ func (r *Runner) RunMany(ctx context.Context, eps []imprint.Episode, closedBy im
 		}
 		cs[i] = c
 	}
-	out := make([]Result, len(eps))
+	// With a CaptureSaver every episode is saved up front in one call;
+	// else each is saved on its own as its result is completed.
 	saver, batched := r.d.Store.(CaptureSaver)
-	if !batched || r.d.Store == nil {
-		var first error
-		for i, c := range cs {
-			if c.done {
-				out[i] = c.res
-				continue
-			}
-			t := time.Now()
-			var err error
-			if r.d.Store != nil {
-				err = r.d.Store.SaveCapture(ctx, c.ep, c.traces)
-			}
-			out[i], err = r.finish(c, t, err)
-			if err != nil && first == nil {
-				first = err
-			}
-		}
-		return out, first
-	}
-	var save []imprint.Episode
-	var traces [][]imprint.Trace
-	for _, c := range cs {
-		if !c.done {
-			save = append(save, c.ep)
-			traces = append(traces, c.traces)
-		}
-	}
 	t := time.Now()
 	var serr error
-	if len(save) > 0 {
-		serr = saver.SaveCaptures(ctx, save, traces)
+	if batched {
+		var save []imprint.Episode
+		var traces [][]imprint.Trace
+		for _, c := range cs {
+			if !c.done {
+				save = append(save, c.ep)
+				traces = append(traces, c.traces)
+			}
+		}
+		if len(save) > 0 {
+			serr = saver.SaveCaptures(ctx, save, traces)
+		}
 	}
+	out := make([]Result, len(eps))
 	var first error
 	for i, c := range cs {
 		if c.done {
 			out[i] = c.res
 			continue
 		}
-		var err error
-		out[i], err = r.finish(c, t, serr)
+		err := serr
+		if !batched {
+			t = time.Now()
+			if r.d.Store != nil {
+				err = r.d.Store.SaveCapture(ctx, c.ep, c.traces)
+			}
+		}
+		out[i], err = r.finish(c, t, err)
 		if err != nil && first == nil {
 			first = err
 		}

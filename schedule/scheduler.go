@@ -303,7 +303,7 @@ func (s *Scheduler) runJob(workCtx context.Context, j imprint.Job) {
 			max = s.cfg.MaxAttempts
 		}
 		final := j.Attempts >= max
-		retryAt := time.Now().Add(s.backoff(j.Attempts))
+		retryAt := time.Now().Add(backoff(s.cfg, j.Attempts))
 		if ferr := s.st.FailJob(bctx, j.ID, err.Error(), retryAt, final); ferr != nil {
 			log.Error("record job failure failed", "error", ferr, "job_error", err)
 			return
@@ -331,11 +331,9 @@ func call(ctx context.Context, h Handler, j imprint.Job) (err error) {
 	return h(ctx, j)
 }
 
-// backoff is the delay before the retry after attempt: BaseBackoff doubled
-// per earlier attempt, capped at MaxBackoff, jittered into [d/2, d].
-func (s *Scheduler) backoff(attempt int) time.Duration { return backoff(s.cfg, attempt) }
-
-// backoff is the delay before the retry after attempt under c.
+// backoff is the delay before the retry after attempt under c: BaseBackoff
+// doubled per earlier attempt, capped at MaxBackoff, jittered into
+// [d/2, d].
 func backoff(c Config, attempt int) time.Duration {
 	d := c.BaseBackoff
 	for i := 1; i < attempt && d < c.MaxBackoff; i++ {

@@ -394,7 +394,7 @@ func TestBackoff(t *testing.T) {
 			t.Parallel()
 			seen := map[time.Duration]bool{}
 			for range 50 {
-				d := s.backoff(tc.attempt)
+				d := backoff(s.cfg, tc.attempt)
 				if d < tc.full/2 || d > tc.full {
 					t.Fatalf("backoff(%d) = %v, want within [%v, %v]", tc.attempt, d, tc.full/2, tc.full)
 				}

@@ -56,6 +56,18 @@ type docItem struct {
 	// malformed lines a lenient read skipped, so that it does not change
 	// when such a line is mended.
 	pos int
+	// elem marks an element of a top-level array, labelled by
+	// splitDocument's arrayName and its pos.
+	elem bool
+}
+
+// relabel names the array elements of items as elements of arrayName.
+func relabel(items []docItem, arrayName string) {
+	for i := range items {
+		if items[i].elem {
+			items[i].label = fmt.Sprintf("%s[%d]", arrayName, items[i].pos)
+		}
+	}
 }
 
 // splitDocument reads one JSON object, a JSON array, or JSONL. arrayName
@@ -85,7 +97,7 @@ func splitDocument(data []byte, file, arrayName string, lenient bool) ([]docItem
 			lines := elementLines(data, "")
 			items := make([]docItem, len(elems))
 			for i, e := range elems {
-				items[i] = docItem{raw: e, label: fmt.Sprintf("%s[%d]", arrayName, i), pos: i}
+				items[i] = docItem{raw: e, label: fmt.Sprintf("%s[%d]", arrayName, i), pos: i, elem: true}
 				if i < len(lines) {
 					items[i].line = lead + lines[i]
 					items[i].start = items[i].line
@@ -289,6 +301,12 @@ func readEpisodes(data []byte, file string, lenient bool) ([]imprint.Episode, []
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseEpisodes(items, warnings, file, lenient)
+}
+
+// parseEpisodes is readEpisodes on the items of a split document and the
+// warnings of the split.
+func parseEpisodes(items []docItem, warnings []Warning, file string, lenient bool) ([]imprint.Episode, []Warning, error) {
 	var out []imprint.Episode
 	var firstErr error
 	for _, it := range items {
@@ -475,6 +493,12 @@ func readMessages(data []byte, file string, sessionID string, lenient bool) (sid
 	if err != nil {
 		return "", nil, nil, nil, nil, err
 	}
+	return parseMessages(items, warnings, file, sessionID, lenient)
+}
+
+// parseMessages is readMessages on the items of a split document (array
+// elements labelled "messages[i]") and the warnings of the split.
+func parseMessages(items []docItem, warnings []Warning, file string, sessionID string, lenient bool) (sid string, scope *imprint.Scope, msgs []imprint.Message, pos []int, _ []Warning, err error) {
 	if len(items) == 1 && items[0].label == "" && hasKey(items[0].raw, "messages") {
 		var obj struct {
 			SessionID *string         `json:"session_id"`
@@ -593,7 +617,9 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	items, _, err := splitDocument(data, file, "episodes", true)
+	// The document is split once, its array elements labelled as
+	// episodes until it turns out to hold messages.
+	items, warnings, err := splitDocument(data, file, "episodes", true)
 	if err != nil {
 		return nil, err
 	}
@@ -604,7 +630,8 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 		if session == "" {
 			session = contentHashSession(SourceImprint, data)
 		}
-		sid, _, msgs, pos, warnings, err := readMessages(data, file, session, true)
+		relabel(items, "messages")
+		sid, _, msgs, pos, warnings, err := parseMessages(items, warnings, file, session, true)
 		if err != nil {
 			return nil, err
 		}
@@ -615,7 +642,7 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 		}
 		return []Transcript{{Source: SourceImprint, SessionID: sid, Messages: msgs, Warnings: warnings}}, nil
 	}
-	eps, warnings, err := readEpisodes(data, file, true)
+	eps, warnings, err := parseEpisodes(items, warnings, file, true)
 	if err != nil {
 		return nil, err
 	}

@@ -69,6 +69,12 @@ func TestReadImprintSkipsBadItems(t *testing.T) {
 			warnLines: []int{2}, warnText: "must be user or assistant",
 		},
 		{
+			name:      "invalid message in an array",
+			in:        "[\n" + msg("user", "a") + ",\n" + msg("robot", "r") + ",\n" + msg("assistant", "b") + "\n]",
+			messages:  []string{"user: a", "assistant: b"},
+			warnLines: []int{3}, warnText: "messages[1].role: must be user or assistant",
+		},
+		{
 			name: "invalid message in a messages object",
 			in: "{\n  \"session_id\": \"chat\",\n  \"messages\": [\n    " + msg("user", "a") + ",\n    {\"role\": \"user\"},\n    " +
 				msg("assistant", "b") + "\n  ]\n}",

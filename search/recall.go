@@ -275,7 +275,7 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 	for i, items := range sections {
 		started := false
 		for _, it := range items {
-			bullet := recallBulletPrefix + recallTagInText.ReplaceAllString(it.text, "‹$1") + "\n"
+			bullet := recallBulletPrefix + defuseRecallTags(it.text) + "\n"
 			cost := imprint.EstimateTokens(bullet)
 			if !started {
 				cost += imprint.EstimateTokens(titles[i] + "\n")
@@ -299,6 +299,15 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 // is, a closing tag in a bullet would end the block early for a sanitizer,
 // which would then keep the rest of the block as the user's words.
 var recallTagInText = regexp.MustCompile(`(?i)<(/?\s*imprint-recall)`)
+
+// defuseRecallTags replaces the '<' of each recall tag in text by '‹'. Most
+// texts have no '<' at all and are returned without running the pattern.
+func defuseRecallTags(text string) string {
+	if strings.IndexByte(text, '<') < 0 {
+		return text
+	}
+	return recallTagInText.ReplaceAllString(text, "‹$1")
+}
 
 // finish encloses a block with bullets in the tags, the header first
 // inside them; a block without any is empty.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -40,7 +41,9 @@ const (
 // memories under the same ids (assignIDs): those stored already are
 // skipped as duplicates (or rewritten in place when dedup is off), and a
 // replay reads the log's repeated lines of a memory as one. Memories
-// logged but not stored because the store failed are withdrawn in the log.
+// logged but not stored because the store failed are withdrawn in the log,
+// and the windows after a failed one are deduplicated again, so that they
+// do not skip the memories it did not store.
 func (r *Runner) ExtractSessions(ctx context.Context, scope imprint.Scope, sessionIDs []string, each func(Result), stopped func(sessionID string, err error)) error {
 	stop := func(sid string, err error) error {
 		if ctx.Err() != nil {
@@ -184,6 +187,10 @@ type plannedWindow struct {
 	// single is set for a window that could not be cut from a page (too
 	// many rejected messages in a row): it runs alone, as ExtractNext.
 	single bool
+	// base is res as extracted, before dedup; planning starts from it.
+	base Result
+	// logWarns are the warnings of logging the window's lines.
+	logWarns []Warning
 }
 
 // planSession cuts the next windows of a session out of one page of its
@@ -317,40 +324,28 @@ func (r *Runner) extractHeuristic(ctx context.Context, scope imprint.Scope, pw *
 		r.embedAll(ctx, mems, &pw.res)
 	}
 	pw.mems = mems
+	pw.res.Warnings = slices.Clip(pw.res.Warnings)
+	pw.base = pw.res
 	return lastScene
 }
 
 // runPlanned deduplicates and plans the windows in order, logs all their
 // lines, then stores each window's memories and moves its session's
 // cursor. It adds the sessions that stop at a failed window to failed, and
-// skips (withdraws) the windows of sessions in failed.
+// skips (withdraws) the windows of sessions in failed. When a window fails,
+// the windows after it that counted its session's memories as stored are
+// planned again (replan).
 func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*plannedWindow, failed map[string]bool, each func(Result), stop func(string, error) error) {
-	planned := map[string]bool{}
-	var lines []any
-	for _, pw := range plan {
-		if pw.single || len(pw.mems) == 0 || failed[pw.sessionID] {
-			continue
-		}
-		t0 := r.now()
-		out := r.dedupOver(ctx, scope, pw.mems, planned)
-		pw.met.dedupDur = r.now().Sub(t0)
-		pw.res.Warnings = append(pw.res.Warnings, out.warnings...)
-		steps, err := r.planAll(ctx, pw.b, pw.mems, out, &pw.res)
-		if err != nil {
-			// Only liveTargets reads the store in planning, and only for
-			// updates, which need an LLM; kept for safety.
-			pw.single = true
-			continue
-		}
-		pw.steps = steps
-		for _, s := range steps {
-			planned[s.m.ContentHash] = true
-			lines = append(lines, s.lines...)
-		}
-	}
-	// settled is set when every memory the batch's marker lists is stored
-	// or withdrawn; the marker then goes, else it stays to be recovered.
+	lines := r.planWindows(ctx, scope, plan, failed)
+	// settled is set when every memory the batch's markers list is stored
+	// or withdrawn; the markers then go, else they stay to be recovered.
 	settled := false
+	var markers []*inflightMarker
+	defer func() {
+		for _, mk := range markers {
+			r.endInflight(mk, settled)
+		}
+	}()
 	if r.d.Records != nil && len(plan) > 0 {
 		var res Result
 		// Windows of these sessions interrupted by a crash between their
@@ -366,24 +361,12 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			res.warn("records", "inflight_recovery_failed", err.Error())
 		}
 		if len(lines) > 0 {
-			// One marker for the batch, listing each window's memories.
-			var entries []inflightEntry
-			for _, pw := range plan {
-				if len(pw.steps) > 0 {
-					entries = append(entries, stepEntry(pw.b, pw.steps))
-				}
-			}
-			mk, err := r.beginInflight(batchMarkerPrefix, plan[0].b.now, entries)
-			if err != nil {
-				res.warn("records", "inflight_marker_failed", err.Error())
-			}
-			defer func() { r.endInflight(mk, settled) }()
-			r.appendRecords(plan[0].b, lines, &res)
+			markers = append(markers, r.logPlanned(plan, lines, &res))
 		}
 		// A log failure is reported on every window that had lines.
 		for _, pw := range plan {
 			if len(pw.steps) > 0 {
-				pw.res.Warnings = append(pw.res.Warnings, res.Warnings...)
+				pw.logWarns = res.Warnings
 			}
 		}
 	}
@@ -416,7 +399,7 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 		}
 		return nil
 	}
-	for _, pw := range plan {
+	for i, pw := range plan {
 		if len(held) > 0 && held[0].sessionID != pw.sessionID {
 			if err := flush(); err != nil {
 				return
@@ -442,6 +425,7 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			}
 			continue
 		}
+		pw.res.Warnings = append(pw.res.Warnings, pw.logWarns...)
 		if err := r.applySteps(ctx, pw.b, pw.steps, &pw.res); err != nil {
 			if flush() != nil {
 				return
@@ -453,6 +437,11 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			}
 			if stop(pw.sessionID, err) != nil {
 				return
+			}
+			gone, mk := r.replan(ctx, scope, pw, plan[i+1:], failed)
+			withdrawn = append(withdrawn, gone...)
+			if mk != nil {
+				markers = append(markers, mk)
 			}
 			continue
 		}
@@ -471,6 +460,138 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			settled = false
 		}
 	}
+}
+
+// planWindows deduplicates and plans the windows in order, each as if the
+// windows before it were stored (their content hashes count as stored),
+// starting from their results as extracted, and returns their lines. The
+// windows of sessions in failed keep the steps they have.
+func (r *Runner) planWindows(ctx context.Context, scope imprint.Scope, ws []*plannedWindow, failed map[string]bool) []any {
+	planned := map[string]bool{}
+	var lines []any
+	for _, pw := range ws {
+		if pw.single || len(pw.mems) == 0 || failed[pw.sessionID] {
+			continue
+		}
+		pw.res = pw.base
+		t0 := r.now()
+		out := r.dedupOver(ctx, scope, pw.mems, planned)
+		pw.met.dedupDur = r.now().Sub(t0)
+		pw.res.Warnings = append(pw.res.Warnings, out.warnings...)
+		steps, err := r.planAll(ctx, pw.b, pw.mems, out, &pw.res)
+		if err != nil {
+			// Only liveTargets reads the store in planning, and only for
+			// updates, which need an LLM; kept for safety.
+			pw.single, pw.steps = true, nil
+			continue
+		}
+		pw.steps = steps
+		for _, s := range steps {
+			planned[s.m.ContentHash] = true
+			lines = append(lines, s.lines...)
+		}
+	}
+	return lines
+}
+
+// logPlanned durably writes a batch marker listing the steps of the
+// windows that have steps in ws, then appends lines (theirs) to the log.
+// It returns the marker (nil when none was written).
+func (r *Runner) logPlanned(ws []*plannedWindow, lines []any, res *Result) *inflightMarker {
+	var entries []inflightEntry
+	var first *applyBatch
+	for _, pw := range ws {
+		if len(pw.steps) > 0 {
+			entries = append(entries, stepEntry(pw.b, pw.steps))
+			if first == nil {
+				first = pw.b
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	mk, err := r.beginInflight(batchMarkerPrefix, first.now, entries)
+	if err != nil {
+		res.warn("records", "inflight_marker_failed", err.Error())
+	}
+	r.appendRecords(first, lines, res)
+	return mk
+}
+
+// replan plans again the windows rest after stopped, the failed window of
+// a session now in failed. The memories of stopped that were not written
+// and those of its session's later windows are not stored, so a window in
+// rest that skipped one of them as planned already must store it after
+// all, as it would had the windows run one by one: rest is planned again
+// against the store, which holds what was written so far. The memories new
+// to the plan are logged, under a marker of their own (returned); the
+// steps no longer planned are returned, to be withdrawn.
+func (r *Runner) replan(ctx context.Context, scope imprint.Scope, stopped *plannedWindow, rest []*plannedWindow, failed map[string]bool) ([]applyStep, *inflightMarker) {
+	lost := map[string]bool{}
+	for _, s := range stopped.steps {
+		lost[s.m.ContentHash] = true
+	}
+	affected := false
+	for _, pw := range rest {
+		if pw.sessionID == stopped.sessionID {
+			for _, s := range pw.steps {
+				lost[s.m.ContentHash] = true
+			}
+			continue
+		}
+		if failed[pw.sessionID] || pw.single {
+			continue
+		}
+		for _, m := range pw.mems {
+			affected = affected || lost[m.ContentHash]
+		}
+	}
+	if !affected {
+		return nil, nil
+	}
+	old := make([][]applyStep, len(rest))
+	for i, pw := range rest {
+		old[i] = pw.steps
+	}
+	r.planWindows(ctx, scope, rest, failed)
+	var gone []applyStep
+	// added are the new steps of the windows logged again.
+	var added, logged []*plannedWindow
+	var lines []any
+	for i, pw := range rest {
+		was := map[string]bool{}
+		for _, s := range old[i] {
+			was[s.m.ID] = true
+		}
+		is := map[string]bool{}
+		var fresh []applyStep
+		for _, s := range pw.steps {
+			is[s.m.ID] = true
+			if !was[s.m.ID] {
+				fresh = append(fresh, s)
+				lines = append(lines, s.lines...)
+			}
+		}
+		for _, s := range old[i] {
+			if !is[s.m.ID] {
+				gone = append(gone, s)
+			}
+		}
+		if len(fresh) > 0 {
+			added = append(added, &plannedWindow{b: pw.b, steps: fresh})
+			logged = append(logged, pw)
+		}
+	}
+	if r.d.Records == nil || len(lines) == 0 {
+		return gone, nil
+	}
+	var res Result
+	mk := r.logPlanned(added, lines, &res)
+	for _, pw := range logged {
+		pw.logWarns = append(slices.Clip(pw.logWarns), res.Warnings...)
+	}
+	return gone, mk
 }
 
 // finishPlanned completes a planned window's result and logs its metric:

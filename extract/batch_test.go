@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -316,4 +317,73 @@ func TestReplayKeepsTheLastLineOfAMemoryAndDropsWithdrawn(t *testing.T) {
 	if diff := cmp.Diff([]string{"b User lives in Paris now. v3"}, got); diff != "" {
 		t.Errorf("live memories after replay (-want +got):\n%s", diff)
 	}
+}
+
+// A session whose memory write fails in a batch does not make a later
+// session of the same batch skip the same fact as a duplicate: the
+// failed session's memory is not stored, so the later session's is, as
+// when the sessions run one after the other, and the log replays to the
+// live set.
+func TestFailedSessionInBatchDoesNotSuppressLaterDuplicate(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, DefaultConfig(), withoutLLM(), withEmbedder())
+	fs := &faultyStore{Store: e.store, failPutAt: 1}
+	e.deps.Store = fs
+	e.runner = NewRunner(e.deps, e.cfg)
+	e.record("s1", e.baseDay, "My name is Alice.")
+	e.record("s2", e.baseDay.Add(time.Hour), "I have two kids.", "My name is Alice.")
+	scope := e.scope.WithDefaults()
+
+	// Both sessions planned into one batch (ExtractSessions batches what
+	// is planned by the time it commits).
+	var plan []*plannedWindow
+	for _, sid := range []string{"s1", "s2"} {
+		ws, more, err := e.runner.planSession(e.ctx, scope, sid)
+		if err != nil || more || len(ws) != 1 || len(ws[0].mems) == 0 {
+			t.Fatalf("plan %s = %d windows, more %v, %v; want one window with memories", sid, len(ws), more, err)
+		}
+		plan = append(plan, ws...)
+	}
+	var want []string
+	for _, m := range plan[1].mems {
+		want = append(want, m.Content)
+	}
+	slices.Sort(want)
+	if !slices.Contains(want, plan[0].mems[0].Content) {
+		t.Fatalf("s2's memories %q do not repeat s1's %q", want, plan[0].mems[0].Content)
+	}
+
+	results := map[string]Result{}
+	stopped := map[string]error{}
+	e.runner.runPlanned(e.ctx, scope, plan, map[string]bool{}, func(r Result) { results[r.SessionID] = r },
+		func(sid string, err error) error { stopped[sid] = err; return nil })
+
+	if !errors.Is(stopped["s1"], imprint.ErrUnavailable) || len(stopped) != 1 {
+		t.Fatalf("stopped sessions = %v, want s1 with the write failure", stopped)
+	}
+	if n := e.pending("s1"); n != 1 {
+		t.Errorf("%d messages pending in s1, want its failed window's 1", n)
+	}
+	if n := e.pending("s2"); n != 0 {
+		t.Errorf("%d messages pending in s2", n)
+	}
+	if r := results["s2"]; !r.Success || r.Decisions != (Decisions{Store: len(want)}) {
+		t.Errorf("s2 result: success %v, decisions %+v; want every memory stored", r.Success, r.Decisions)
+	}
+	if diff := cmp.Diff(want, e.liveContents()); diff != "" {
+		t.Errorf("live memories after the batch (-want +got):\n%s", diff)
+	}
+	e.checkReplayIsLive()
+	if m := e.markers(); len(m) != 0 {
+		t.Errorf("markers left: %v", m)
+	}
+
+	// Redone, s1's fact is a duplicate of the one s2 stored.
+	if err := e.runner.ExtractPending(e.ctx, e.scope, "s1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, e.liveContents()); diff != "" {
+		t.Errorf("live memories after s1 is redone (-want +got):\n%s", diff)
+	}
+	e.checkReplayIsLive()
 }

@@ -273,6 +273,7 @@ func (a *App) importSources(ctx context.Context, sources []importSource, loc *ti
 			}
 			return nil, rd.err
 		}
+		var last map[string]int // lastBySession(rd.trs), when extracting
 		for j := 0; j < len(rd.trs); j += recordChunk {
 			// Record the next transcripts of the source together (one
 			// transaction and one conversations-shard sync for many small
@@ -305,8 +306,12 @@ func (a *App) importSources(ctx context.Context, sources []importSource, loc *ti
 			if ex == nil {
 				continue
 			}
+			if last == nil {
+				last = lastBySession(rd.trs)
+			}
 			for k, tr := range chunk {
-				if !laterInSource(rd.trs[j+k+1:], tr.SessionID) {
+				// A session is handed over after its last transcript.
+				if last[tr.SessionID] == j+k {
 					if err := ex.add(tr.SessionID); err != nil {
 						return nil, err
 					}
@@ -343,14 +348,14 @@ func (a *App) recordChunk(ctx context.Context, rec *record.Recorder, trs []impor
 	return nil
 }
 
-// laterInSource reports whether a transcript of rest belongs to session sid.
-func laterInSource(rest []importer.Transcript, sid string) bool {
-	for _, tr := range rest {
-		if tr.SessionID == sid {
-			return true
-		}
+// lastBySession returns, for each session of trs, the index of its last
+// transcript.
+func lastBySession(trs []importer.Transcript) map[string]int {
+	last := make(map[string]int, len(trs))
+	for i, tr := range trs {
+		last[tr.SessionID] = i
 	}
-	return false
+	return last
 }
 
 // sourceRead is one source read into transcripts.

@@ -118,15 +118,16 @@ func (r *Runner) log() *slog.Logger {
 // the messages stay pending, and the error says why (kinds
 // imprint.ErrLLM* or imprint.ErrUnavailable).
 func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID string) (Result, bool, error) {
-	return r.extractNext(ctx, scope, sessionID, nil, true)
+	return r.extractNext(ctx, scope, sessionID, nil, true, true)
 }
 
 // extractNext is ExtractNext. When scene is not nil it is the session's
 // last scene name, known to the caller from the window before (so the
 // session is not read again); checkMore false skips the read that tells
 // whether messages are left (more is then true after any window that
-// consumed messages).
-func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID string, scene *string, checkMore bool) (Result, bool, error) {
+// consumed messages); settle false skips the recovery of interrupted
+// windows of the session, done by the caller already.
+func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID string, scene *string, checkMore, settle bool) (Result, bool, error) {
 	start := r.now()
 	scope = scope.WithDefaults()
 	res := newResult(sessionID)
@@ -167,10 +168,12 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 	}
 	res.MessageIDs = w.MessageIDs()
 	met.inputCount = len(w.New)
-	// A window of this session interrupted by a crash between its log
-	// and its store writes is settled before this one logs anything.
-	if err := r.recoverInflight(ctx, map[string]bool{sessionKey(scope, sessionID): true}); err != nil {
-		res.warn("records", "inflight_recovery_failed", err.Error())
+	if settle {
+		// A window of this session interrupted by a crash between its log
+		// and its store writes is settled before this one logs anything.
+		if err := r.recoverInflight(ctx, map[string]bool{sessionKey(scope, sessionID): true}); err != nil {
+			res.warn("records", "inflight_recovery_failed", err.Error())
+		}
 	}
 	for _, rej := range w.Rejected {
 		res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
@@ -250,13 +253,16 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 func (r *Runner) ExtractPending(ctx context.Context, scope imprint.Scope, sessionID string, each func(Result)) error {
 	// After the first window the last scene name is the one the window
 	// before stored, and the loop ends at the first empty window rather
-	// than asking after each one whether more is pending.
+	// than asking after each one whether more is pending. Windows of the
+	// session interrupted by a crash are recovered before the first window
+	// only: the windows of this loop leave a marker behind only when they
+	// fail, which ends the loop.
 	var scene *string
-	for {
+	for settle := true; ; settle = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, more, err := r.extractNext(ctx, scope, sessionID, scene, false)
+		res, more, err := r.extractNext(ctx, scope, sessionID, scene, false, settle)
 		if err == nil && res.Success {
 			last := res.LastSceneName
 			scene = &last

@@ -359,14 +359,6 @@ func unionStrings(lists ...[]string) []string {
 	return out
 }
 
-func ids(ms []imprint.Memory) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.ID
-	}
-	return out
-}
-
 // ReplayStats counts what Replay did.
 type ReplayStats struct {
 	// Lines is the number of shard lines read.

@@ -147,7 +147,7 @@ func (r *Runner) endInflight(m *inflightMarker, remove bool) {
 		return
 	}
 	if remove {
-		if err := os.Remove(m.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeFile(m.path); err != nil {
 			r.log().Warn("remove inflight marker", "path", m.path, "error", err)
 		}
 	}
@@ -271,6 +271,7 @@ func (r *Runner) recoverMarker(ctx context.Context, path string, keys map[string
 	return removeFile(path)
 }
 
+// removeFile removes path; a file that is not there is no error.
 func removeFile(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -236,13 +236,7 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 		if needMore || len(consumed) == 0 {
 			break
 		}
-		w := Window{Consumed: consumed, Rejected: rejected}
-		for _, m := range consumed {
-			if ok, _ := gate.check(m); ok {
-				w.New = append(w.New, m)
-			}
-		}
-		windows = append(windows, w)
+		windows = append(windows, Window{New: gate.qualified(consumed), Consumed: consumed, Rejected: rejected})
 		rest = rest[len(consumed):]
 	}
 	if len(windows) == 0 {

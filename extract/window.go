@@ -92,6 +92,17 @@ func (g gateMemo) check(m imprint.Message) (bool, string) {
 	return ok, reason
 }
 
+// qualified returns the messages of msgs that pass the gate, in order.
+func (g gateMemo) qualified(msgs []imprint.Message) []imprint.Message {
+	var out []imprint.Message
+	for _, m := range msgs {
+		if ok, _ := g.check(m); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 func (g gateMemo) plan(pending []imprint.Message, maxNew int, complete bool) ([]imprint.Message, []Rejection, bool) {
 	qualified := 0
 	end := -1
@@ -145,11 +156,7 @@ func NextWindow(ctx context.Context, ms imprint.MessageStore, scope imprint.Scop
 			break
 		}
 	}
-	for _, m := range w.Consumed {
-		if ok, _ := gate.check(m); ok {
-			w.New = append(w.New, m)
-		}
-	}
+	w.New = gate.qualified(w.Consumed)
 	if len(w.Consumed) == 0 || maxBackground <= 0 {
 		return w, nil
 	}
@@ -169,12 +176,7 @@ func backgroundBefore(ctx context.Context, ms imprint.MessageStore, gate gateMem
 		if err != nil {
 			return nil, fmt.Errorf("read background messages: %w", err)
 		}
-		var q []imprint.Message
-		for _, m := range before {
-			if ok, _ := gate.check(m); ok {
-				q = append(q, m)
-			}
-		}
+		q := gate.qualified(before)
 		if len(q) >= n || len(before) < limit || limit >= maxScan {
 			return q[max(len(q)-n, 0):], nil
 		}

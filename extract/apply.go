@@ -52,6 +52,19 @@ type applyBatch struct {
 	unsettled bool
 }
 
+// newApplyBatch starts applying the decisions on the memories of window w
+// of a session, extracted by extractor, at now.
+func newApplyBatch(scope imprint.Scope, sessionID, extractor string, now time.Time, w Window) *applyBatch {
+	b := &applyBatch{
+		scope: scope, sessionID: sessionID, extractor: extractor, now: imprint.At(now),
+		msgTimes: make(map[string]imprint.Time, len(w.New)), replacedBy: map[string]string{}, written: map[string]imprint.Memory{},
+	}
+	for _, m := range w.New {
+		b.msgTimes[m.ID] = messageTime(m)
+	}
+	return b
+}
+
 // applyStep is one planned memory change of a window: the memory to
 // write, the live targets it supersedes, the action counted and its shard
 // lines.

@@ -287,33 +287,14 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 func (r *Runner) extractHeuristic(ctx context.Context, scope imprint.Scope, pw *plannedWindow, prevScene string) string {
 	start := r.now()
 	pw.res = newResult(pw.sessionID)
-	pw.met = windowMetrics{start: start, extractor: imprint.ExtractorHeuristic, inputCount: len(pw.w.New)}
-	pw.res.MessageIDs = pw.w.MessageIDs()
-	for _, rej := range pw.w.Rejected {
-		pw.res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
-	}
-	lastScene := prevScene
-	var mems []imprint.Memory
-	if len(pw.w.New) > 0 {
-		cands := heuristicExtract(pw.w.New)
-		var names []string
-		names, lastScene = candidateScenes(cands, prevScene)
-		pw.res.SceneNames = append(pw.res.SceneNames, names...)
-		var warns []Warning
-		mems, warns = validate(cands, pw.w.New, pw.w.Background, r.cfg.MaxMemoriesPerSession)
-		assignIDs(scope, pw.sessionID, pw.w, mems)
-		pw.res.Warnings = append(pw.res.Warnings, warns...)
-	}
+	pw.met = windowMetrics{start: start, extractor: imprint.ExtractorHeuristic}
+	startWindow(&pw.res, &pw.met, pw.w)
+	// Without an LLM (the batch path) the extraction cannot fail.
+	mems, lastScene, _ := r.extractWindow(ctx, scope, pw.sessionID, prevScene, pw.w, &pw.res)
 	pw.met.extractDur = r.now().Sub(start)
 	pw.res.ExtractedCount = len(mems)
 	pw.res.LastSceneName = lastScene
-	pw.b = &applyBatch{
-		scope: scope, sessionID: pw.sessionID, extractor: imprint.ExtractorHeuristic, now: imprint.At(r.now()),
-		msgTimes: map[string]imprint.Time{}, replacedBy: map[string]string{}, written: map[string]imprint.Memory{},
-	}
-	for _, m := range pw.w.New {
-		pw.b.msgTimes[m.ID] = messageTime(m)
-	}
+	pw.b = newApplyBatch(scope, pw.sessionID, imprint.ExtractorHeuristic, r.now(), pw.w)
 	if len(mems) > 0 {
 		r.embedAll(ctx, mems, &pw.res)
 	}

@@ -166,8 +166,6 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 		res.Success = true
 		return res, false, nil
 	}
-	res.MessageIDs = w.MessageIDs()
-	met.inputCount = len(w.New)
 	if settle {
 		// A window of this session interrupted by a crash between its log
 		// and its store writes is settled before this one logs anything.
@@ -175,33 +173,17 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 			res.warn("records", "inflight_recovery_failed", err.Error())
 		}
 	}
-	for _, rej := range w.Rejected {
-		res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
-	}
+	startWindow(&res, &met, w)
 
 	var mems []imprint.Memory
 	lastScene := prevScene
 	if len(w.New) > 0 {
 		t0 := r.now()
-		var cands []Candidate
-		var names []string
-		var warns []Warning
-		if r.d.LLM == nil {
-			cands = heuristicExtract(w.New)
-			names, lastScene = candidateScenes(cands, prevScene)
-		} else {
-			cands, names, lastScene, warns, err = r.callExtract(ctx, prevScene, w)
-			if err != nil {
-				met.extractDur = r.now().Sub(t0)
-				return fail("extract", fmt.Errorf("extract memories: %w", err))
-			}
-		}
-		res.Warnings = append(res.Warnings, warns...)
-		res.SceneNames = append(res.SceneNames, names...)
-		mems, warns = validate(cands, w.New, w.Background, r.cfg.MaxMemoriesPerSession)
-		assignIDs(scope, sessionID, w, mems)
-		res.Warnings = append(res.Warnings, warns...)
+		mems, lastScene, err = r.extractWindow(ctx, scope, sessionID, prevScene, w, &res)
 		met.extractDur = r.now().Sub(t0)
+		if err != nil {
+			return fail("extract", err)
+		}
 	}
 	res.ExtractedCount = len(mems)
 	res.LastSceneName = lastScene
@@ -212,13 +194,7 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 		out := r.dedup(ctx, scope, mems)
 		met.dedupDur, met.judgeCalled = r.now().Sub(t0), out.judgeCalled
 		res.Warnings = append(res.Warnings, out.warnings...)
-		b := &applyBatch{
-			scope: scope, sessionID: sessionID, extractor: met.extractor, now: imprint.At(r.now()),
-			msgTimes: map[string]imprint.Time{}, replacedBy: map[string]string{}, written: map[string]imprint.Memory{},
-		}
-		for _, m := range w.New {
-			b.msgTimes[m.ID] = messageTime(m)
-		}
+		b := newApplyBatch(scope, sessionID, met.extractor, r.now(), w)
 		// The window's marker goes once its memories are stored (or
 		// withdrawn) and the cursor has had its chance to move.
 		defer func() { r.endInflight(b.marker, !b.unsettled) }()
@@ -277,6 +253,46 @@ func (r *Runner) ExtractPending(ctx context.Context, scope imprint.Scope, sessio
 			return nil
 		}
 	}
+}
+
+// startWindow notes in res and met the window about to be extracted: its
+// messages and the ones the gate kept from the extractor.
+func startWindow(res *Result, met *windowMetrics, w Window) {
+	res.MessageIDs = w.MessageIDs()
+	met.inputCount = len(w.New)
+	for _, rej := range w.Rejected {
+		res.warn("gate", rej.Reason, fmt.Sprintf("message %s not sent for extraction", rej.ID))
+	}
+}
+
+// extractWindow runs the extractor (the LLM, else the heuristic one) over
+// the new messages of w, the window of a session after scene prevScene,
+// and returns its valid memories, with their ids, and its last scene name;
+// the scene names and warnings go to res. Only the LLM call fails.
+func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, sessionID, prevScene string, w Window, res *Result) ([]imprint.Memory, string, error) {
+	if len(w.New) == 0 {
+		return nil, prevScene, nil
+	}
+	var cands []Candidate
+	var names []string
+	var lastScene string
+	if r.d.LLM == nil {
+		cands = heuristicExtract(w.New)
+		names, lastScene = candidateScenes(cands, prevScene)
+	} else {
+		var warns []Warning
+		var err error
+		cands, names, lastScene, warns, err = r.callExtract(ctx, prevScene, w)
+		if err != nil {
+			return nil, prevScene, fmt.Errorf("extract memories: %w", err)
+		}
+		res.Warnings = append(res.Warnings, warns...)
+	}
+	res.SceneNames = append(res.SceneNames, names...)
+	mems, warns := validate(cands, w.New, w.Background, r.cfg.MaxMemoriesPerSession)
+	assignIDs(scope, sessionID, w, mems)
+	res.Warnings = append(res.Warnings, warns...)
+	return mems, lastScene, nil
 }
 
 // callExtract makes the OpExtract call for a window and reads its scenes.

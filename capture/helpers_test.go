@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/embedding"
@@ -128,26 +129,9 @@ func (e *recordingEmbedder) Calls() [][]string {
 
 var errEmbedDown = errors.New("embedding provider down")
 
-// sharedTestdata returns the path of a file in the shared testdata folder
-// beside the module root.
-func sharedTestdata(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
-	return filepath.Join(dir, "..", "shared", "testdata", rel)
-}
+// sharedTestdata returns the path of a file in the repository's testdata
+// folder.
+func sharedTestdata(t testing.TB, rel string) string { return testfiles.Path(t, rel) }
 
 // eventLog records the kinds of the events a capture bus delivers.
 type eventLog struct {

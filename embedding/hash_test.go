@@ -6,10 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -244,11 +245,8 @@ func norm(v []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// sharedTestdata returns /work/shared/testdata relative to the module root.
-func sharedTestdata() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "shared", "testdata")
-}
+// sharedTestdata returns the repository's testdata folder.
+func sharedTestdata() string { return testfiles.Dir() }
 
 func TestHashHonoursContext(t *testing.T) {
 	t.Parallel()

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/imprint-dev/imprint/internal/testfiles"
+
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/embedding"
 	"github.com/imprint-dev/imprint/importer"
@@ -32,24 +34,10 @@ import (
 
 var benchMemScope = imprint.Scope{Tenant: "bench", User: "ada", Agent: "assistant"}
 
-// benchSharedDir returns ../shared/testdata beside the module root.
+// benchSharedDir returns the repository's testdata folder.
 func benchSharedDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("module root not found")
-		}
-		dir = parent
-	}
-	return filepath.Join(dir, "..", "shared", "testdata")
+	return testfiles.Dir()
 }
 
 func benchReadLoCoMo(tb testing.TB) []importer.Transcript {

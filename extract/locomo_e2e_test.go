@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
@@ -86,7 +87,7 @@ func judgeStoreAll(r llmtest.Request) llmtest.Reply {
 // duplicate.
 func TestLoCoMoEndToEnd(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "..", "shared", "testdata", "locomo", "locomo-2conv.json")
+	path := testfiles.Path(t, "locomo/locomo-2conv.json")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("LoCoMo test data: %v", err)

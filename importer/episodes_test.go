@@ -2,35 +2,20 @@ package importer
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/imprint-dev/imprint/internal/testfiles"
+
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
 )
 
-// sharedTestFile returns the path of a file under ../shared/testdata, found
-// from the module root.
-func sharedTestFile(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "testdata", rel)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
-}
+// sharedTestFile returns the path of a file in the repository's testdata
+// folder.
+func sharedTestFile(t testing.TB, rel string) string { return testfiles.Path(t, rel) }
 
 // openFile opens path for the test.
 func openFile(t testing.TB, path string) *os.File {

@@ -4,35 +4,19 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
 )
 
-// sharedTestdata returns the path of a file under the shared testdata
-// folder, which sits next to the module root.
-func sharedTestdata(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
-	return filepath.Join(dir, "..", "shared", "testdata", rel)
-}
+// sharedTestdata returns the path of a file in the repository's testdata
+// folder.
+func sharedTestdata(t testing.TB, rel string) string { return testfiles.Path(t, rel) }
 
 func readLoCoMoFile(t *testing.T, loc *time.Location) []Transcript {
 	t.Helper()

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imprint-dev/imprint/internal/testfiles"
+
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/embedding"
 	"github.com/imprint-dev/imprint/redact"
@@ -17,17 +19,10 @@ import (
 )
 
 // locomoTexts returns the texts of the shared LoCoMo conversations, real
-// chat messages of realistic length (the module root's sibling shared/).
+// chat messages of realistic length (the repository's testdata folder).
 func locomoTexts(b *testing.B) []string {
 	b.Helper()
-	dir, _ := os.Getwd()
-	for dir != filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "..", "shared", "testdata", "locomo", "locomo-2conv.json"))
+	data, err := os.ReadFile(testfiles.Path(b, "locomo/locomo-2conv.json"))
 	if err != nil {
 		b.Fatalf("LoCoMo testdata: %v", err)
 	}

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 )
 
 // j joins parts. Test secrets are assembled at run time so the repository
@@ -244,12 +245,8 @@ func collectStrings(v any, out []string) []string {
 	return out
 }
 
-// sharedTestdata returns /work/shared/testdata relative to the module root.
-func sharedTestdata(t testing.TB) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "shared", "testdata")
-}
+// sharedTestdata returns the repository's testdata folder.
+func sharedTestdata(t testing.TB) string { return testfiles.Dir() }
 
 func TestAnchorsFitTheScanTables(t *testing.T) {
 	t.Parallel()

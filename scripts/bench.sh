@@ -62,7 +62,7 @@ for g in "${groups[@]}"; do
 		bench ./extract/ 'BenchmarkDedupRecall|BenchmarkMemoryInsert' 3s ;;
 	search) # issue 5: hybrid search at 100k memories
 		bench ./search/ BenchmarkSearch 3s ;;
-	import) # issue 5: imprint import of ../shared/testdata without an LLM
+	import) # issue 5: imprint import of testdata/ without an LLM
 		bench ./cmd/imprint/ BenchmarkImportTestdata 5x ;;
 	*)
 		echo "unknown group $g (want store, vector, record, capture, extract, search or import)" >&2

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imprint-dev/imprint/internal/testfiles"
+
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/vector"
 )
@@ -56,7 +58,7 @@ func benchTempDir(b *testing.B) string {
 // LoCoMo dialogs in the shared test data.
 func realTexts(tb testing.TB) []string {
 	tb.Helper()
-	root := filepath.Join("..", "..", "shared", "testdata")
+	root := testfiles.Dir()
 	var out []string
 	var tau []struct {
 		Traj []struct {

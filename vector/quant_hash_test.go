@@ -6,21 +6,18 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/imprint-dev/imprint/embedding"
 	"github.com/imprint-dev/imprint/vector"
 )
 
-// sharedTestdata returns /work/shared/testdata relative to the module root.
-func sharedTestdata(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "shared", "testdata")
-}
+// sharedTestdata returns the repository's testdata folder.
+func sharedTestdata(t *testing.T) string { return testfiles.Dir() }
 
 // jsonTexts collects the strings of at least four words in a JSON file,
 // split into those under a "question" key and the rest.

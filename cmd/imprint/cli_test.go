@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imprint-dev/imprint/internal/testfiles"
+
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/llm/llmtest"
 )
@@ -24,15 +26,8 @@ func repoFile(t *testing.T, rel string) string {
 	return p
 }
 
-// sharedFile returns a path in ../shared/testdata beside the repository.
-func sharedFile(t *testing.T, rel string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "testdata", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("missing shared test data %s: %v", rel, err)
-	}
-	return p
-}
+// sharedFile returns a path in the repository's testdata folder.
+func sharedFile(t *testing.T, rel string) string { return testfiles.Path(t, rel) }
 
 // jsonLines decodes every stdout line into a value of T.
 func jsonLines[T any](t *testing.T, r result) []T {

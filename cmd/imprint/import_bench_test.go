@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 )
 
 // benchNoEnv is an empty environment: no IMPRINT_* variable, so no LLM is
@@ -16,7 +17,7 @@ import (
 func benchNoEnv(string) (string, bool) { return "", false }
 
 // BenchmarkImportTestdata runs `imprint import --json --data-dir DIR
-// ../shared/testdata` in-process (runEnv, the code path of the binary)
+// testdata/` in-process (runEnv, the code path of the binary)
 // with no LLM, into a fresh data folder per iteration: reading and
 // sniffing every file, recording the L0 messages, capturing the episodes
 // into traces and heuristic extraction, as selected by the flags of each
@@ -25,9 +26,9 @@ func benchNoEnv(string) (string, bool) { return "", false }
 // what the summary reports as recorded and captured, over the timed wall
 // time.
 func BenchmarkImportTestdata(b *testing.B) {
-	src := filepath.Join("..", "..", "..", "shared", "testdata")
+	src := testfiles.Dir()
 	if _, err := os.Stat(src); err != nil {
-		b.Fatalf("shared test data: %v", err)
+		b.Fatalf("test data: %v", err)
 	}
 	for _, c := range []struct {
 		name  string

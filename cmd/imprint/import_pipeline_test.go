@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imprint-dev/imprint/internal/testfiles"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
@@ -139,7 +141,7 @@ func storeView(t *testing.T, dataDir string) map[string][]string {
 // records log that replays to the same live memories.
 func TestImportPipelinedLikeOneByOne(t *testing.T) {
 	t.Parallel()
-	src := filepath.Join("..", "..", "..", "shared", "testdata")
+	src := testfiles.Dir()
 	piped, plain := t.TempDir(), t.TempDir()
 	r := runImprint(t, nil, "import", "--json", "--data-dir", piped, src)
 	if r.code != 0 {
@@ -198,7 +200,7 @@ func TestImportPipelinedLikeOneByOne(t *testing.T) {
 // nothing twice.
 func TestImportInterruptedResumes(t *testing.T) {
 	t.Parallel()
-	src := filepath.Join("..", "..", "..", "shared", "testdata")
+	src := testfiles.Dir()
 	clean := t.TempDir()
 	if r := runImprint(t, nil, "import", "--json", "--data-dir", clean, src); r.code != 0 {
 		t.Fatalf("import exit %d: %s", r.code, r.stderr)

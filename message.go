@@ -14,7 +14,9 @@ type Message struct {
 	// Seq is the store's insertion order, unique per store and increasing;
 	// extraction cursors are positions in it.
 	Seq int64 `json:"-"`
-	// Speaker is the source's speaker name where it has one.
+	// Speaker is the name of the person who said it, where the source has
+	// one (LoCoMo's speakers, §4.2 "speaker"); extraction names the
+	// subject of a memory by it.
 	Speaker string `json:"speaker,omitempty"`
 	// Vec is the message's embedding, made by Embedder ("hash/384").
 	Vec      []float32 `json:"-"`
@@ -35,7 +37,14 @@ type Session struct {
 	// successful extraction.
 	RoundsSinceExtraction int `json:"rounds_since_extraction"`
 	// ExtractionDue is set durably when the session should be extracted.
-	ExtractionDue   bool `json:"extraction_due"`
+	ExtractionDue bool `json:"extraction_due"`
+	// BetweenPeople marks a conversation between two people (LoCoMo, or
+	// any import where both sides are people) rather than between a user
+	// and an AI assistant. The roles keep their places (the first speaker
+	// is the user), but extraction reads both sides, attributes each fact
+	// to its speaker and finds no instruction to an assistant. Set when
+	// messages are recorded with it, never cleared.
+	BetweenPeople   bool `json:"between_people"`
 	LastExtractedAt Time `json:"last_extracted_at"`
 	CreatedAt       Time `json:"created_at"`
 	UpdatedAt       Time `json:"updated_at"`

@@ -109,6 +109,10 @@ type SessionStore interface {
 	AdvanceCursor(ctx context.Context, scope Scope, sessionID string, toSeq int64, lastScene string, at time.Time) error
 	// MarkExtractionDue sets or clears the session's durable due flag.
 	MarkExtractionDue(ctx context.Context, scope Scope, sessionID string, due bool) error
+	// MarkBetweenPeople durably sets the session's BetweenPeople flag,
+	// creating the session when it does not exist yet; marking a marked
+	// session again changes nothing. ErrInvalid for a missing scope or id.
+	MarkBetweenPeople(ctx context.Context, scope Scope, sessionID string) error
 }
 
 // EpisodeStore keeps episodes and their traces.

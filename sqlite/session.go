@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -16,15 +17,15 @@ type querier interface {
 }
 
 const sessionCols = `tenant, user_id, agent, workspace, id, cursor_seq, last_scene_name, rounds_since_extraction,
-	extraction_due, last_extracted_at, created_at, updated_at`
+	extraction_due, last_extracted_at, created_at, updated_at, between_people`
 
 func scanSession(row interface{ Scan(...any) error }) (imprint.Session, error) {
 	var s imprint.Session
-	var due int
+	var due, people int
 	var last, created, updated string
 	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Scope.Workspace, &s.ID, &s.Cursor,
-		&s.LastSceneName, &s.RoundsSinceExtraction, &due, &last, &created, &updated)
-	s.ExtractionDue = due != 0
+		&s.LastSceneName, &s.RoundsSinceExtraction, &due, &last, &created, &updated, &people)
+	s.ExtractionDue, s.BetweenPeople = due != 0, people != 0
 	s.LastExtractedAt, s.CreatedAt, s.UpdatedAt = parseTS(last), parseTS(created), parseTS(updated)
 	return s, err
 }
@@ -117,4 +118,27 @@ func (db *DB) MarkExtractionDue(ctx context.Context, scope imprint.Scope, sessio
 		return nil, nil
 	})
 	return dbErr("mark extraction due", err)
+}
+
+// MarkBetweenPeople sets the session's between_people flag, creating the
+// session when needed, in one transaction. ErrInvalid for a missing scope
+// or session id.
+func (db *DB) MarkBetweenPeople(ctx context.Context, scope imprint.Scope, sessionID string) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(sessionID) == "" {
+		return imprint.Invalidf("session_id is required")
+	}
+	now := imprint.Now()
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
+			return nil, err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET between_people = 1, updated_at = ?
+			WHERE `+scopeWhere("")+` AND id = ? AND between_people = 0`,
+			append([]any{ts(now)}, append(scopeArgs(scope), sessionID)...)...)
+		return nil, err
+	})
+	return dbErr("mark session between people", err)
 }

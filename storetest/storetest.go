@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"PendingAndCursor", testPendingCursor},
 		{"MessagesBefore", testMessagesBefore},
 		{"Sessions", testSessions},
+		{"SessionBetweenPeople", testSessionBetweenPeople},
 		{"SetMessageVectors", testSetMessageVectors},
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"EpisodeRoundTrip", testEpisodeRoundTrip},

@@ -256,6 +256,11 @@ func (db *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 				return nil, err
 			}
+			if step := migrationSteps[m.version]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return nil, err
+				}
+			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 				m.version, m.name, imprint.Now().String())
 			return nil, err

@@ -32,9 +32,13 @@ var ftsSQL = func() map[string][4]string {
 		if kind == "memory" {
 			reg = func(q string) string { return q }
 		}
+		words := `INSERT INTO ` + kind + `_words (rowid, text) VALUES (?, ?)`
+		if kind == "message" {
+			words = `INSERT INTO message_words (rowid, text, who, date, context) VALUES (?, ?, ?, ?, ?)`
+		}
 		m[kind] = [4]string{
 			reg(`INSERT INTO ` + kind + `_fts (rowid, text) VALUES (?, ?)`),
-			reg(`INSERT INTO ` + kind + `_words (rowid, text) VALUES (?, ?)`),
+			reg(words),
 			reg(`DELETE FROM ` + kind + `_fts WHERE rowid = ?`),
 			reg(`DELETE FROM ` + kind + `_words WHERE rowid = ?`),
 		}
@@ -84,6 +88,21 @@ func rawFTSWriter(tx *rawTx, kind string) *ftsWriter {
 		},
 		close: func() {},
 	}
+}
+
+// insertMessage indexes a message under its seq: its own words, and apart
+// from them the words of its context (see messageDoc).
+func (w *ftsWriter) insertMessage(seq int64, d messageDoc) error {
+	words, cjk := indexTexts(d.text)
+	who, _ := indexTexts(d.who)
+	context, _ := indexTexts(d.context)
+	if err := w.exec(ftsInsWords, seq, words, who, d.date, context); err != nil {
+		return err
+	}
+	if cjk != "" {
+		return w.exec(ftsInsTri, seq, cjk)
+	}
+	return nil
 }
 
 // insert indexes text under rowid. Each index gets a row only when it has

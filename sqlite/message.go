@@ -131,8 +131,8 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 // messageAppender holds the statements of message appends within one
 // write transaction.
 type messageAppender struct {
-	ins, upd, due, ensure, get *sql.Stmt
-	fts                        *ftsWriter
+	ins, upd, due, ensure, get, last *sql.Stmt
+	fts                              *ftsWriter
 }
 
 func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppender, error) {
@@ -157,6 +157,10 @@ func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppen
 		a.close()
 		return nil, err
 	}
+	if a.last, err = db.stmt(ctx, tx, lastMessageSQL); err != nil {
+		a.close()
+		return nil, err
+	}
 	if a.fts, err = db.newFTSWriter(ctx, tx, "message"); err != nil {
 		a.close()
 		return nil, err
@@ -165,7 +169,7 @@ func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppen
 }
 
 func (a *messageAppender) close() {
-	for _, st := range []*sql.Stmt{a.ins, a.upd, a.due, a.ensure, a.get} {
+	for _, st := range []*sql.Stmt{a.ins, a.upd, a.due, a.ensure, a.get, a.last} {
 		if st != nil {
 			st.Close()
 		}
@@ -189,6 +193,13 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 	seen := make(map[string]bool, len(b.Messages))
 	rounds := 0
 	var lastSeq int64
+	// prev is the previous turn of the conversation, indexed as the next
+	// message's context: the session's latest stored message, then each
+	// message of the batch in turn (a duplicate is still a turn).
+	var prev string
+	if err := a.last.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...).Scan(&prev); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return res, err
+	}
 	for _, m := range b.Messages {
 		if seen[m.ID] {
 			res.Duplicates = append(res.Duplicates, m.ID)
@@ -209,6 +220,8 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 		if err != nil {
 			return res, err
 		}
+		doc := newMessageDoc(m, prev)
+		prev = m.Content
 		if n, _ := r.RowsAffected(); n == 0 {
 			res.Duplicates = append(res.Duplicates, m.ID)
 			continue
@@ -217,7 +230,7 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 		if err != nil {
 			return res, err
 		}
-		if err := a.fts.insert(seq, m.Content); err != nil {
+		if err := a.fts.insertMessage(seq, doc); err != nil {
 			return res, err
 		}
 		res.Inserted = append(res.Inserted, m.ID)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
 )
 
 // TestSearchTextPruned checks, on real text, that SearchText with top-k
@@ -37,7 +38,8 @@ func TestSearchTextPruned(t *testing.T) {
 			msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("m%d", i), Role: imprint.RoleUser, Content: text})
 			seen := map[string]bool{}
 			for _, tok := range tokenize(strings.ToLower(text)) {
-				if !tok.cjk && len(tok.text) >= 2 && !seen[tok.text] {
+				// Stop words never reach a query.
+				if !tok.cjk && len(tok.text) >= 2 && !seen[tok.text] && !keyword.IsStopWord(tok.text) {
 					seen[tok.text] = true
 					df[tok.text]++
 				}

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"strings"
+
+	"github.com/imprint-dev/imprint/keyword"
 	"unicode"
 	"unicode/utf8"
 )
@@ -86,23 +88,36 @@ func quote(term string) string {
 // more characters go to the word index (stemmed there, so "bookings" finds
 // "booking"); CJK runs of exactly two characters go to the word index as a
 // bigram, longer runs to the trigram index as a phrase (a substring match).
-// Single characters are dropped: no index can serve them without a scan.
+// Single characters other than digits are dropped: no index can serve
+// them without a scan, and a lone Latin letter is noise.
 // Terms are quoted, deduplicated case-insensitively and OR-ed.
+//
+// English stop words are dropped ("when did Caroline go" asks for
+// caroline and go), unless nothing else is left, so a query made only of
+// them still finds its words.
 func buildQuery(text string) ftsQuery {
 	var tri, words []string
 	seen := map[string]bool{}
-	for _, t := range tokenize(text) {
+	toks := tokenize(text)
+	content := false
+	for _, t := range toks {
+		if t.cjk || utf8.RuneCountInString(t.text) >= 2 && !keyword.IsStopWord(strings.ToLower(t.text)) {
+			content = true
+			break
+		}
+	}
+	for _, t := range toks {
 		if len(tri)+len(words) >= maxQueryTerms {
 			break
 		}
 		term := strings.ToLower(t.text)
-		if seen[term] {
+		if seen[term] || content && !t.cjk && keyword.IsStopWord(term) {
 			continue
 		}
 		seen[term] = true
 		n := utf8.RuneCountInString(term)
 		switch {
-		case n < 2:
+		case n < 2 && !(term[0] >= '0' && term[0] <= '9'): // a day of the month is a term
 		case t.cjk && n >= 3:
 			tri = append(tri, quote(term))
 		default:

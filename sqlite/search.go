@@ -144,7 +144,7 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 		}
 	}
 	for window := max(4*want, 64); ; window *= 4 {
-		query := `SELECT ` + src.cols + `, f.score FROM (SELECT rowid AS rid, bm25(` + table + `) AS score
+		query := `SELECT ` + src.cols + `, f.score FROM (SELECT rowid AS rid, ` + rankOf(table) + ` AS score
 			FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY score LIMIT ?) f
 			CROSS JOIN ` + src.table + ` x ON x.` + src.key + ` = f.rid WHERE ` + filter + ` ORDER BY f.score LIMIT ?`
 		rows, err := db.r.QueryContext(ctx, query, append(append([]any{expr, window}, fargs...), want)...)
@@ -167,6 +167,15 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 			return out, nil // the window held every match
 		}
 	}
+}
+
+// rankOf is the bm25 call that ranks an index: message_words weighs its
+// context columns below the message's own words.
+func rankOf(table string) string {
+	if table == "message_words" {
+		return messageRank
+	}
+	return "bm25(" + table + ")"
 }
 
 // commonTermRows is the number of matching rows above which a term is
@@ -223,7 +232,7 @@ func (db *DB) searchPruned(ctx context.Context, q imprint.TextQuery, src hitSour
 		return nil, false, nil
 	}
 	match := `(` + expr + `) NOT ((` + strings.Join(common, " OR ") + `) NOT (` + strings.Join(rare, " OR ") + `))`
-	rows, err := tx.QueryContext(ctx, `SELECT `+src.cols+`, f.score FROM (SELECT rowid AS rid, bm25(`+table+`) AS score
+	rows, err := tx.QueryContext(ctx, `SELECT `+src.cols+`, f.score FROM (SELECT rowid AS rid, `+rankOf(table)+` AS score
 		FROM `+table+` WHERE `+table+` MATCH ?) f CROSS JOIN `+src.table+` x ON x.`+src.key+` = f.rid
 		WHERE `+filter+` ORDER BY f.score LIMIT ?`, append(append([]any{match}, fargs...), want)...)
 	if err != nil {

@@ -3,7 +3,9 @@ package storetest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
+	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -184,8 +186,10 @@ func testSearchTextMessages(t *testing.T, s imprint.Store) {
 		msg("m1", imprint.RoleUser, "Hey Mel! How have you been? I went to a LGBTQ support group yesterday.", 0),
 		msg("m2", imprint.RoleAssistant, "That sounds empowering, Caroline!", 1))
 	appendMsgs(t, s, scopeA, "s2", msg("m3", imprint.RoleUser, "我周末去了北京的博物馆", 0))
+	// m2 answers m1: m1's words are its context, which ranks below the
+	// words of m1 itself.
 	got := searchText(t, s, imprint.TextQuery{Kind: imprint.KindMessage, Text: "support group"})
-	if d := diff([]string{"m1"}, got); d != "" {
+	if d := diff([]string{"m1", "m2"}, got); d != "" {
 		t.Errorf("message search (-want +got):\n%s", d)
 	}
 	got = searchText(t, s, imprint.TextQuery{Kind: imprint.KindMessage, Text: "北京"})
@@ -200,6 +204,61 @@ func testSearchTextMessages(t *testing.T, s imprint.Store) {
 	must(t, err)
 	if len(hits) != 1 || hits[0].SessionID == nil || *hits[0].SessionID != "s2" || hits[0].EpisodeID != nil || hits[0].SourceMessageIDs != nil {
 		t.Errorf("message hit = %+v", hits)
+	}
+}
+
+// testSearchTextMessageContext checks that a message is found by its
+// context — who said it, the dates it is about, the turn it answers — and
+// that a match in the message's own words ranks above a match in its
+// context, while hits still carry the message's own text.
+func testSearchTextMessageContext(t *testing.T, s imprint.Store) {
+	may8 := imprint.At(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC))
+	turn := func(id, speaker, content string, n int) imprint.Message {
+		m := msg(id, imprint.RoleUser, content, 0)
+		m.Speaker, m.Timestamp = speaker, imprint.At(may8.Add(time.Duration(n)*time.Second))
+		return m
+	}
+	appendMsgs(t, s, scopeA, "conv",
+		turn("c1", "Caroline", "I went to a support group yesterday and it was so powerful.", 0),
+		turn("c2", "Melanie", "Wow, that must have been moving. What did it teach you?", 1))
+	// A later append continues the conversation: its first turn answers
+	// the last stored one.
+	appendMsgs(t, s, scopeA, "conv",
+		turn("c3", "Caroline", "It taught me to accept who I am.", 2),
+		turn("c4", "Melanie", "Caroline, I painted a lake sunrise last year.", 3))
+	// Each case: the hit that must rank first (the message that says the
+	// words, or is about the date), then every hit in any order.
+	for _, tc := range []struct {
+		query, first string
+		all          []string
+	}{
+		// c1 says it; c3 and c4 are Caroline's or name her; c2 answers c1.
+		{"Caroline support group", "c1", []string{"c1", "c2", "c3", "c4"}},
+		{"Melanie", "c4", []string{"c2", "c4"}},
+		// Stop words dropped: "teach"; c3 answers c2.
+		{"what did it teach", "c2", []string{"c2", "c3"}},
+		// c1's "yesterday" is 7 May 2023; every turn is of May 2023.
+		{"7 May", "c1", []string{"c1", "c2", "c3", "c4"}},
+		// c4's "last year" is 2022.
+		{"painted sunrise 2022", "c4", []string{"c4"}},
+	} {
+		got := searchText(t, s, imprint.TextQuery{Kind: imprint.KindMessage, Text: tc.query, SessionID: "conv"})
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("message search %q = %v, want %s first", tc.query, got, tc.first)
+		}
+		if d := diff(tc.all, slices.Sorted(slices.Values(got))); d != "" {
+			t.Errorf("message search %q (-want +got):\n%s", tc.query, d)
+		}
+	}
+	hits, err := s.SearchText(ctxFor(t), imprint.TextQuery{Scope: scopeA, Kind: imprint.KindMessage, Text: "May 2023 teach", SessionID: "conv"})
+	must(t, err)
+	if len(hits) < 2 || hits[0].ID != "c2" || hits[0].Text != "Wow, that must have been moving. What did it teach you?" {
+		t.Errorf("hits %+v: want c2 first with its own text only", hits)
+	}
+	// A query made only of stop words still searches them.
+	appendMsgs(t, s, scopeA, "short", msg("q1", imprint.RoleUser, "What is it?", 0))
+	if got := searchText(t, s, imprint.TextQuery{Kind: imprint.KindMessage, Text: "what is it", SessionID: "short"}); len(got) != 1 {
+		t.Errorf("stop-word-only query = %v, want q1", got)
 	}
 }
 

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"SearchTextFilters", testSearchTextFilters},
 		{"SearchTextTraces", testSearchTextTraces},
 		{"SearchTextMessages", testSearchTextMessages},
+		{"SearchTextMessageContext", testSearchTextMessageContext},
 		{"SearchTextHostile", testSearchTextHostile},
 		{"SearchVectorOrder", testSearchVectorOrder},
 		{"SearchVectorFilters", testSearchVectorFilters},

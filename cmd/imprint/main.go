@@ -58,6 +58,7 @@ func commands(a *App) []*cobra.Command {
 		newServeCmd(a),
 		newRecallCmd(a),
 		newHookCmd(a),
+		newEvalCmd(a),
 	}
 }
 

@@ -11,6 +11,10 @@ type Transcript struct {
 	SessionID string
 	Messages  []imprint.Message
 	Episodes  []imprint.Episode
+	// BetweenPeople says the conversation is between people, not with an
+	// AI assistant (LoCoMo; imprint messages with "between_people"): its
+	// session is recorded with the marker (imprint.Session.BetweenPeople).
+	BetweenPeople bool
 	// Warnings report input that was skipped (malformed lines, unknown roles).
 	Warnings []Warning
 }

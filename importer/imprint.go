@@ -43,6 +43,7 @@ type messageIn struct {
 	Role      *string         `json:"role"`
 	Content   json.RawMessage `json:"content"`
 	Timestamp json.RawMessage `json:"timestamp"`
+	Speaker   string          `json:"speaker"`
 }
 
 // docItem is one JSON value of an input document and where it came from.
@@ -466,21 +467,40 @@ func partsText(raw json.RawMessage) (text string, skipped int, err error) {
 	return "", 0, errors.New("must be a string or a list of text parts")
 }
 
-// ReadMessages reads §4.2 L0 input: an object {"session_id", "scope",
-// "messages": [...]}, or a stream of message objects (JSONL, or a JSON
-// array) for the session sessionID. Each message needs role (user or
-// assistant) and content (a string or text parts); id and timestamp are
-// optional (a missing id stays empty: the recorder generates one). The
-// object's session_id wins over sessionID; scope is nil when the input gives
-// none. A missing or invalid field is an error of kind ErrInvalid naming it,
-// e.g. `messages[1].role: required`.
+// MessageDoc is §4.2 L0 input as read.
+type MessageDoc struct {
+	SessionID string
+	// Scope is nil when the input gives none.
+	Scope *imprint.Scope
+	// BetweenPeople is the messages object's "between_people": the
+	// conversation is between people, not with an AI assistant
+	// (imprint.Session.BetweenPeople). A message stream has no place for it.
+	BetweenPeople bool
+	Messages      []imprint.Message
+}
+
+// ReadMessages reads §4.2 L0 input as ReadMessageDoc does and returns the
+// session id, the scope (nil when the input gives none) and the messages.
 func ReadMessages(r io.Reader, file string, sessionID string) (string, *imprint.Scope, []imprint.Message, error) {
+	doc, err := ReadMessageDoc(r, file, sessionID)
+	return doc.SessionID, doc.Scope, doc.Messages, err
+}
+
+// ReadMessageDoc reads §4.2 L0 input: an object {"session_id", "scope",
+// "between_people", "messages": [...]}, or a stream of message objects
+// (JSONL, or a JSON array) for the session sessionID. Each message needs
+// role (user or assistant) and content (a string or text parts); id,
+// timestamp and speaker are optional (a missing id stays empty: the
+// recorder generates one). The object's session_id wins over sessionID. A
+// missing or invalid field is an error of kind ErrInvalid naming it, e.g.
+// `messages[1].role: required`.
+func ReadMessageDoc(r io.Reader, file string, sessionID string) (MessageDoc, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return "", nil, nil, fmt.Errorf("read %s: %w", file, err)
+		return MessageDoc{}, fmt.Errorf("read %s: %w", file, err)
 	}
-	sid, scope, msgs, _, _, err := readMessages(data, file, sessionID, false)
-	return sid, scope, msgs, err
+	doc, _, _, err := readMessages(data, file, sessionID, false)
+	return doc, err
 }
 
 // readMessages reads §4.2 messages from data. With lenient, a malformed
@@ -488,33 +508,35 @@ func ReadMessages(r io.Reader, file string, sessionID string) (string, *imprint.
 // skipped with a warning naming file and line; only input with nothing
 // usable is an error. pos holds each message's place in the input, skipped
 // ones counted.
-func readMessages(data []byte, file string, sessionID string, lenient bool) (sid string, scope *imprint.Scope, msgs []imprint.Message, pos []int, warnings []Warning, err error) {
+func readMessages(data []byte, file string, sessionID string, lenient bool) (doc MessageDoc, pos []int, warnings []Warning, err error) {
 	items, warnings, err := splitDocument(data, file, "messages", lenient)
 	if err != nil {
-		return "", nil, nil, nil, nil, err
+		return MessageDoc{}, nil, nil, err
 	}
 	return parseMessages(items, warnings, file, sessionID, lenient)
 }
 
 // parseMessages is readMessages on the items of a split document (array
 // elements labelled "messages[i]") and the warnings of the split.
-func parseMessages(items []docItem, warnings []Warning, file string, sessionID string, lenient bool) (sid string, scope *imprint.Scope, msgs []imprint.Message, pos []int, _ []Warning, err error) {
+func parseMessages(items []docItem, warnings []Warning, file string, sessionID string, lenient bool) (doc MessageDoc, pos []int, _ []Warning, err error) {
 	if len(items) == 1 && items[0].label == "" && hasKey(items[0].raw, "messages") {
 		var obj struct {
-			SessionID *string         `json:"session_id"`
-			Scope     *imprint.Scope  `json:"scope"`
-			Messages  json.RawMessage `json:"messages"`
+			SessionID     *string         `json:"session_id"`
+			Scope         *imprint.Scope  `json:"scope"`
+			BetweenPeople *bool           `json:"between_people"`
+			Messages      json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(items[0].raw, &obj); err != nil {
-			return "", nil, nil, nil, nil, invalidAt(file, "", "malformed messages object: "+jsonErrField(err))
+			return MessageDoc{}, nil, nil, invalidAt(file, "", "malformed messages object: "+jsonErrField(err))
 		}
 		if obj.SessionID != nil && strings.TrimSpace(*obj.SessionID) != "" {
 			sessionID = strings.TrimSpace(*obj.SessionID)
 		}
-		scope = obj.Scope
+		doc.Scope = obj.Scope
+		doc.BetweenPeople = obj.BetweenPeople != nil && *obj.BetweenPeople
 		var msgs []json.RawMessage
 		if m := bytes.TrimSpace(obj.Messages); len(m) == 0 || m[0] != '[' || json.Unmarshal(m, &msgs) != nil {
-			return "", nil, nil, nil, nil, invalidAt(file, "messages", "must be a list of messages")
+			return MessageDoc{}, nil, nil, invalidAt(file, "messages", "must be a list of messages")
 		}
 		lines := elementLines(items[0].raw, "messages")
 		base := items[0].start - 1
@@ -530,7 +552,7 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 	}
 	sessionID = strings.TrimSpace(sessionID)
 	if sessionID == "" {
-		return "", nil, nil, nil, nil, invalidAt(file, "session_id", "required (in the input, or --session for a message stream)")
+		return MessageDoc{}, nil, nil, invalidAt(file, "session_id", "required (in the input, or --session for a message stream)")
 	}
 	out := make([]imprint.Message, 0, len(items))
 	var firstErr error
@@ -538,23 +560,24 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 		m, err := parseMessage(it, file)
 		if err != nil {
 			if !lenient {
-				return "", nil, nil, nil, nil, err
+				return MessageDoc{}, nil, nil, err
 			}
 			firstErr = cmp.Or(firstErr, err)
 			warnings = append(warnings, skipped(file, it, "message", err))
 			continue
 		}
 		m.SessionID = sessionID
-		if scope != nil {
-			m.Scope = *scope
+		if doc.Scope != nil {
+			m.Scope = *doc.Scope
 		}
 		out = append(out, m)
 		pos = append(pos, it.pos)
 	}
 	if len(out) == 0 && firstErr != nil {
-		return "", nil, nil, nil, nil, firstErr
+		return MessageDoc{}, nil, nil, firstErr
 	}
-	return sessionID, scope, out, pos, warnings, nil
+	doc.SessionID, doc.Messages = sessionID, out
+	return doc, pos, warnings, nil
 }
 
 func parseMessage(it docItem, file string) (imprint.Message, error) {
@@ -582,7 +605,7 @@ func parseMessage(it docItem, file string) (imprint.Message, error) {
 	if err != nil {
 		return imprint.Message{}, fail("content", "%v", err)
 	}
-	m := imprint.Message{ID: strings.TrimSpace(in.ID), Role: role, Content: content}
+	m := imprint.Message{ID: strings.TrimSpace(in.ID), Role: role, Content: content, Speaker: strings.TrimSpace(in.Speaker)}
 	if len(in.Timestamp) > 0 {
 		if err := m.Timestamp.UnmarshalJSON(in.Timestamp); err != nil {
 			return imprint.Message{}, fail("timestamp", "%v", err)
@@ -631,16 +654,17 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 			session = contentHashSession(SourceImprint, data)
 		}
 		relabel(items, "messages")
-		sid, _, msgs, pos, warnings, err := parseMessages(items, warnings, file, session, true)
+		doc, pos, warnings, err := parseMessages(items, warnings, file, session, true)
 		if err != nil {
 			return nil, err
 		}
+		sid, msgs := doc.SessionID, doc.Messages
 		for i := range msgs {
 			if msgs[i].ID == "" {
 				msgs[i].ID = derivedID(SourceImprint, sid, "message", strconv.Itoa(pos[i]), string(msgs[i].Role), msgs[i].Content)
 			}
 		}
-		return []Transcript{{Source: SourceImprint, SessionID: sid, Messages: msgs, Warnings: warnings}}, nil
+		return []Transcript{{Source: SourceImprint, SessionID: sid, Messages: msgs, BetweenPeople: doc.BetweenPeople, Warnings: warnings}}, nil
 	}
 	eps, warnings, err := parseEpisodes(items, warnings, file, true)
 	if err != nil {

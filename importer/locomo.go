@@ -49,7 +49,8 @@ var locomoSessionKey = regexp.MustCompile(`^session_([0-9]+)$`)
 // ReadLoCoMo reads a LoCoMo file (a JSON array of samples, or one sample
 // object) and returns one Transcript per sample. The session id is the
 // sample_id; speaker_a is the user and speaker_b the assistant, their names
-// kept in Message.Speaker and Turn.Meta.Speaker. Message ids are
+// kept in Message.Speaker and Turn.Meta.Speaker, and the transcript is
+// marked BetweenPeople: both are people. Message ids are
 // "<sample_id>:<dia_id>". Each session's date ("1:56 pm on 8 May, 2023") is
 // read in loc (UTC when nil) and its n-th message gets that time plus n
 // seconds; sessions are ordered by date, so messages are oldest first. Each
@@ -126,6 +127,8 @@ func locomoSamples(data []byte) ([]json.RawMessage, error) {
 // imported; its warnings say why.
 func readLoCoMoSample(s locomoSample, index int, file string, loc *time.Location) (tr Transcript, ok bool) {
 	tr.Source = SourceLoCoMo
+	// Two people talk in LoCoMo; speaker_b only takes the assistant's role.
+	tr.BetweenPeople = true
 	label := fmt.Sprintf("sample %d", index+1)
 	warn := func(format string, args ...any) {
 		tr.Warnings = append(tr.Warnings, Warning{File: file, Message: label + ": " + fmt.Sprintf(format, args...)})

@@ -16,6 +16,8 @@ type call struct {
 	scope     imprint.Scope
 	sessionID string
 	keep      []imprint.Message
+	// betweenPeople marks the session between people before keep is stored.
+	betweenPeople bool
 
 	// Set by the commit.
 	ar       imprint.AppendResult

@@ -16,11 +16,11 @@ import (
 // manyCalls are sessions with overlapping ids, repeats, empty messages and
 // one session given twice, as an importer's transcripts may be.
 var manyCalls = []Session{
-	{"s1", []imprint.Message{user("m1", "first"), assistant("m2", "second")}},
-	{"s2", []imprint.Message{user("m1", "other session"), user("m4", "")}},
-	{"s1", []imprint.Message{user("m2", "second again"), user("m3", "third"), user("m3", "third")}},
-	{"s3", []imprint.Message{{Role: imprint.RoleUser, Content: "no id", Timestamp: imprint.At(testNow.Add(-time.Hour))}, assistant("a1", "reply")}},
-	{"s1", []imprint.Message{user("m1", "first"), user("m5", "fifth")}},
+	{SessionID: "s1", Messages: []imprint.Message{user("m1", "first"), assistant("m2", "second")}},
+	{SessionID: "s2", Messages: []imprint.Message{user("m1", "other session"), user("m4", "")}},
+	{SessionID: "s1", Messages: []imprint.Message{user("m2", "second again"), user("m3", "third"), user("m3", "third")}},
+	{SessionID: "s3", Messages: []imprint.Message{{Role: imprint.RoleUser, Content: "no id", Timestamp: imprint.At(testNow.Add(-time.Hour))}, assistant("a1", "reply")}},
+	{SessionID: "s1", Messages: []imprint.Message{user("m1", "first"), user("m5", "fifth")}},
 }
 
 // TestRecordManyLikeRecordOneByOne records sessions with RecordMany and
@@ -82,7 +82,7 @@ func TestRecordManyLikeRecordOneByOne(t *testing.T) {
 func TestRecordManyInvalidStoresNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Deps{}, Config{})
-	bad := append(append([]Session{}, manyCalls[:2]...), Session{"s9", []imprint.Message{{ID: "x", Role: "tool", Content: "no"}}})
+	bad := append(append([]Session{}, manyCalls[:2]...), Session{SessionID: "s9", Messages: []imprint.Message{{ID: "x", Role: "tool", Content: "no"}}})
 	_, err := f.rec.RecordMany(context.Background(), scope, bad)
 	if !errors.Is(err, imprint.ErrInvalid) {
 		t.Fatalf("error %v, want ErrInvalid", err)

@@ -102,6 +102,7 @@ type conversationLine struct {
 	Content    string        `json:"content"`
 	Timestamp  imprint.Time  `json:"timestamp"`
 	RecordedAt imprint.Time  `json:"recorded_at"`
+	Speaker    string        `json:"speaker,omitempty"`
 }
 
 // Record records msgs as L0 messages of the session, in order.
@@ -132,7 +133,16 @@ type conversationLine struct {
 // session id or scope is missing or a role is not user or assistant (the
 // message names the field, e.g. messages[2].role); store errors are wrapped.
 func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (Result, error) {
-	res, c, err := r.prepare(ctx, scope, sessionID, msgs, imprint.At(r.now()))
+	return r.RecordSession(ctx, scope, Session{SessionID: sessionID, Messages: msgs})
+}
+
+// RecordSession is Record for the messages of s. When s.BetweenPeople is
+// set and a message is left to store, the session is durably marked as a
+// conversation between people (imprint.Session.BetweenPeople) before its
+// messages are stored, so no extraction ever reads them unmarked; a
+// failed marking fails the call and stores nothing.
+func (r *Recorder) RecordSession(ctx context.Context, scope imprint.Scope, s Session) (Result, error) {
+	res, c, err := r.prepare(ctx, scope, s, imprint.At(r.now()))
 	if err != nil || c == nil {
 		return res, err
 	}
@@ -141,14 +151,19 @@ func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID st
 	return c.result(res)
 }
 
-// Session is the messages of one session, for RecordMany.
+// Session is the messages of one session, for RecordSession and
+// RecordMany.
 type Session struct {
 	SessionID string
 	Messages  []imprint.Message
+	// BetweenPeople marks the session as a conversation between people
+	// (imprint.Session.BetweenPeople). False leaves the session's marker as
+	// it is: a marked session stays marked.
+	BetweenPeople bool
 }
 
-// RecordMany records the messages of several sessions of scope, as Record
-// would with one call per session in order, but embeds them in one
+// RecordMany records the messages of several sessions of scope, as
+// RecordSession would with one call per session in order, but embeds them in one
 // Embedder call and commits them together: one store transaction and one
 // shard write and sync per day file for up to 64 sessions (an importer's
 // many small transcripts). It returns a Result per session. Nothing is
@@ -163,7 +178,7 @@ func (r *Recorder) RecordMany(ctx context.Context, scope imprint.Scope, sessions
 	var live []*call
 	var keep []imprint.Message
 	for i, s := range sessions {
-		res, c, err := r.prepare(ctx, scope, s.SessionID, s.Messages, now)
+		res, c, err := r.prepare(ctx, scope, s, now)
 		if err != nil {
 			return nil, fmt.Errorf("sessions[%d]: %w", i, err)
 		}
@@ -195,11 +210,11 @@ func (r *Recorder) RecordMany(ctx context.Context, scope imprint.Scope, sessions
 	return out, first
 }
 
-// prepare validates, sanitizes, redacts and identifies msgs as Record
-// does. It returns the call to commit, or nil when nothing is left to
-// record (res is then the whole result).
-func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message, now imprint.Time) (Result, *call, error) {
-	sessionID = strings.TrimSpace(sessionID)
+// prepare validates, sanitizes, redacts and identifies the messages of s
+// as Record does. It returns the call to commit, or nil when nothing is
+// left to record (res is then the whole result).
+func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, s Session, now imprint.Time) (Result, *call, error) {
+	sessionID, msgs := strings.TrimSpace(s.SessionID), s.Messages
 	res := Result{SessionID: sessionID, MessageIDs: []string{}, FilteredMessages: []FilteredMessage{}, Skipped: []Skipped{}}
 	if sessionID == "" {
 		return res, nil, imprint.Invalidf("session_id is required")
@@ -264,7 +279,7 @@ func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, sessionID s
 	if len(keep) == 0 {
 		return res, nil, nil
 	}
-	return res, &call{ctx: ctx, scope: scope, sessionID: sessionID, keep: keep, wake: make(chan bool, 1)}, nil
+	return res, &call{ctx: ctx, scope: scope, sessionID: sessionID, keep: keep, betweenPeople: s.BetweenPeople, wake: make(chan bool, 1)}, nil
 }
 
 // result completes res with what the commit of c did.
@@ -292,7 +307,8 @@ func (c *call) result(res Result) (Result, error) {
 	return res, nil
 }
 
-// commit stores the calls of a group, in order, in one transaction when the
+// commit marks the sessions of the group's calls that are between people,
+// then stores the calls, in order, in one transaction when the
 // store is an imprint.BatchAppender (the due marking included), else with
 // one AppendMessages per call; then it appends every recorded message of
 // the group to the day shards with one write and sync per file, and, for
@@ -304,6 +320,14 @@ func (r *Recorder) commit(group []*call) {
 		if err := c.ctx.Err(); err != nil {
 			c.err = err
 			continue
+		}
+		if c.betweenPeople {
+			// Before the messages: extraction must never read them as
+			// a conversation with an assistant.
+			if err := r.d.Store.MarkBetweenPeople(c.ctx, c.scope, c.sessionID); err != nil {
+				c.err = fmt.Errorf("mark session between people: %w", err)
+				continue
+			}
 		}
 		live = append(live, c)
 	}
@@ -431,7 +455,7 @@ func (r *Recorder) appendShard(msgs []imprint.Message) {
 	lines := make([]any, len(msgs))
 	for i, m := range msgs {
 		lines[i] = conversationLine{ID: m.ID, SessionID: m.SessionID, Scope: m.Scope, Role: m.Role,
-			Content: m.Content, Timestamp: m.Timestamp, RecordedAt: m.RecordedAt}
+			Content: m.Content, Timestamp: m.Timestamp, RecordedAt: m.RecordedAt, Speaker: m.Speaker}
 	}
 	if err := r.d.Conversations.Append(lines, func(i int) time.Time { return msgs[i].RecordedAt.Time }); err != nil {
 		// The store committed and is the source of truth; failing the call

@@ -331,7 +331,7 @@ func (a *App) recordChunk(ctx context.Context, rec *record.Recorder, trs []impor
 	batch := make([]record.Session, 0, len(trs))
 	for _, tr := range trs {
 		if len(tr.Messages) > 0 {
-			batch = append(batch, record.Session{SessionID: tr.SessionID, Messages: tr.Messages})
+			batch = append(batch, record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople})
 		}
 	}
 	if len(batch) == 0 {

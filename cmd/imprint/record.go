@@ -31,6 +31,7 @@ func newRecordCmd(a *App) *cobra.Command {
 				session string
 				scope   imprint.Scope
 				msgs    []imprint.Message
+				people  bool // between_people
 			}
 			var batches []batch
 			for _, name := range args {
@@ -43,23 +44,26 @@ func newRecordCmd(a *App) *cobra.Command {
 					defer f.Close()
 					r = f
 				}
-				sid, sc, msgs, err := importer.ReadMessages(r, name, session)
+				doc, err := importer.ReadMessageDoc(r, name, session)
 				if err != nil {
 					return err
 				}
-				if strings.TrimSpace(sid) == "" {
+				if strings.TrimSpace(doc.SessionID) == "" {
 					return imprint.Invalidf("%s: session is required: give --session or a session_id in the input", name)
 				}
 				scope := a.Scope()
-				if sc != nil {
-					scope = sc.WithDefaults()
+				if doc.Scope != nil {
+					scope = doc.Scope.WithDefaults()
 				}
-				batches = append(batches, batch{sid, scope, msgs})
+				batches = append(batches, batch{doc.SessionID, scope, doc.Messages, doc.BetweenPeople})
 			}
 			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
 			} else if c != nil {
 				for _, b := range batches {
+					if b.people {
+						return imprint.Invalidf("between_people: not supported with --server yet (POST /v1/messages does not take it); record locally")
+					}
 					res, err := c.Record(ctx, b.scope, b.session, b.msgs)
 					if err != nil {
 						return err
@@ -75,7 +79,7 @@ func newRecordCmd(a *App) *cobra.Command {
 				return err
 			}
 			for _, b := range batches {
-				res, err := rec.Record(ctx, b.scope, b.session, b.msgs)
+				res, err := rec.RecordSession(ctx, b.scope, record.Session{SessionID: b.session, Messages: b.msgs, BetweenPeople: b.people})
 				if err != nil {
 					return err
 				}

@@ -17,8 +17,8 @@ func (r Report) WriteText(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	im := r.Imported
 	p("LoCoMo retrieval: %s\n", r.File)
-	p("conversations %d, turns %d; imported %d messages, %d episodes, %d traces, %d memories in %.2f s (extractor %s, embedder %s)\n",
-		r.Conversations, r.Turns, im.Messages, im.Episodes, im.Traces, im.Memories, im.Seconds, orNone(im.Extractor), orNone(im.Embedder))
+	p("conversations %d, turns %d; imported %d messages, %d episodes, %d traces, %d memories in %.2f s (extractor %s, embedder %s, %d import warnings)\n",
+		r.Conversations, r.Turns, im.Messages, im.Episodes, im.Traces, im.Memories, im.Seconds, orNone(im.Extractor), orNone(im.Embedder), im.Warnings)
 	p("questions of categories 1-4 evaluated: %d; search limit %d, recall budget %d tokens; all queries %.2f s\n",
 		r.Evaluated, r.Limit, r.BudgetTokens, r.QuerySeconds)
 	p("\n%-17s %-6s", "method", "")

@@ -86,6 +86,24 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// LexicalEmbedder is implemented by an Embedder whose vectors encode the
+// words and character n-grams a text is made of rather than its meaning
+// (the local hash embedder). Its ranking mostly repeats keyword search's,
+// so search weighs it below keywords instead of counting it as a second,
+// independent opinion.
+type LexicalEmbedder interface {
+	Embedder
+	// Lexical reports whether the vectors are lexical.
+	Lexical() bool
+}
+
+// IsLexical reports whether e is a LexicalEmbedder whose vectors are
+// lexical; an embedder that does not say is taken as semantic.
+func IsLexical(e Embedder) bool {
+	l, ok := e.(LexicalEmbedder)
+	return ok && l.Lexical()
+}
+
 // EstimateTokens estimates the number of tokens in s: one per Han, Kana or
 // Hangul rune, plus one per four bytes of other text, rounded up. It is the
 // estimator used when a provider reports no usage, and by recall budgets.

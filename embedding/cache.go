@@ -49,6 +49,10 @@ func NewCache(inner imprint.Embedder, size int) *Cache {
 // Name returns the inner embedder's name: caching does not change vectors.
 func (c *Cache) Name() string { return c.inner.Name() }
 
+// Lexical reports whether the inner embedder is lexical
+// (imprint.LexicalEmbedder).
+func (c *Cache) Lexical() bool { return imprint.IsLexical(c.inner) }
+
 // Dimensions returns the inner embedder's dimension.
 func (c *Cache) Dimensions() int { return c.inner.Dimensions() }
 

@@ -77,6 +77,10 @@ func NewHash() *Hash { return &Hash{} }
 // Name returns HashName.
 func (*Hash) Name() string { return HashName }
 
+// Lexical reports true: a Hash vector is the text's vocabulary, not its
+// meaning (imprint.LexicalEmbedder).
+func (*Hash) Lexical() bool { return true }
+
 // Dimensions returns HashDimensions.
 func (*Hash) Dimensions() int { return HashDimensions }
 

@@ -57,8 +57,9 @@ type RecallQuery struct {
 	// Text is what the agent is about to answer; empty recalls the
 	// standing instructions only.
 	Text string
-	// SessionID restricts the traces to one session when set; memories are
-	// always recalled scope-wide.
+	// SessionID is the session the agent is in, when known: its traces
+	// rank before equally relevant ones of earlier sessions. Memories and
+	// traces are always recalled scope-wide.
 	SessionID string
 	// BudgetTokens bounds the context block, counted with
 	// imprint.EstimateTokens; zero or less means DefaultRecallBudget.
@@ -87,7 +88,8 @@ type Recaller struct {
 	Memories imprint.MemoryStore
 	Traces   imprint.EpisodeStore
 	// MinScore drops vector matches below this cosine; zero means
-	// DefaultRecallMinScore, negative keeps every match.
+	// DefaultRecallMinScore, or LexicalMinScore for a lexical embedder,
+	// negative keeps every match.
 	MinScore float64
 }
 
@@ -101,8 +103,11 @@ type recallItem struct {
 // RecallCloseTag with a header line inside: the scope's standing
 // instructions (live instruction memories, priority −1 first, then by
 // priority, highest first), then the live memories most relevant to q.Text
-// (scope-wide), then the most relevant traces (of q.SessionID when given),
-// each a one-line bullet. The block is cut to the budget after the last
+// (scope-wide), then the most relevant traces (scope-wide, q.SessionID's
+// first among equals), each a one-line bullet, never the same line twice.
+// Instructions are in every block; a memory or trace is one only when the
+// query's keywords match it or its vector is above the cosine floor, so a
+// query that matches nothing recalls the instructions alone. The block is cut to the budget after the last
 // whole bullet that fits: it is always a prefix of the full block, so a
 // less important record never displaces a more important one. It returns ErrInvalid for an
 // invalid scope; store and search errors are wrapped.
@@ -239,42 +244,64 @@ func (r Recaller) queryVector(ctx context.Context, text string) []float32 {
 	return vs[0]
 }
 
-// hybrid is Search for one kind with a cosine floor on the vector list.
+// hybrid is Search for one kind, scope-wide, with the recall's cosine
+// floor on the vector list. With sessionID, the session's own keyword
+// ranking is fused in too, so that of two equally relevant records the
+// current session's comes first.
 func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, sessionID string, vec []float32, limit int) ([]imprint.Hit, error) {
 	depth := max(limit*3, 20)
-	th, err := r.Store.SearchText(ctx, imprint.TextQuery{Scope: q.Scope, Kind: kind, Text: q.Text, SessionID: sessionID, Limit: depth})
-	if err != nil {
-		return nil, fmt.Errorf("search %s text: %w", kind, err)
+	var text, vecs [][]imprint.Hit
+	sessions := []string{""} // scope-wide
+	if sessionID != "" {
+		sessions = append(sessions, sessionID)
 	}
-	lists := [][]imprint.Hit{th}
+	for _, sid := range sessions {
+		th, err := r.Store.SearchText(ctx, imprint.TextQuery{Scope: q.Scope, Kind: kind, Text: q.Text, SessionID: sid, Limit: depth})
+		if err != nil {
+			return nil, fmt.Errorf("search %s text: %w", kind, err)
+		}
+		text = append(text, th)
+	}
 	if vec != nil {
 		floor := r.MinScore
-		if floor == 0 {
-			floor = DefaultRecallMinScore
+		switch {
+		case floor == 0:
+			floor = max(minScore(r.Embedder), DefaultRecallMinScore)
+		case floor < 0:
+			floor = 0
 		}
 		vh, err := r.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: kind, Vector: vec, Embedder: r.Embedder.Name(),
-			SessionID: sessionID, MinScore: floor, Limit: depth})
+			MinScore: floor, Limit: depth})
 		if err != nil {
 			return nil, fmt.Errorf("search %s vectors: %w", kind, err)
 		}
-		lists = append(lists, vh)
+		vecs = append(vecs, vh)
 	}
-	return Fuse(limit, lists...), nil
+	return fuseHybrid(limit, depth, imprint.IsLexical(r.Embedder), text, vecs), nil
 }
 
 // layout writes the block: the opening tag and header, then each
 // section's title and bullets, in order, up to the first bullet that would
 // take the block over budget, so a bullet never displaces a more important
-// one, then the closing tag. The cost of each piece (the tags included) is
+// one, then the closing tag. A bullet that says what an earlier one said
+// (the same words, whatever the case, spacing or date) is left out: two
+// records of one fact, or a trace and a memory of the same line, cost the
+// budget once. The cost of each piece (the tags included) is
 // estimated on its own; since the estimator rounds up per call, the sum
 // bounds the estimate of the joined text.
 func layout(budget int, titles []string, sections [][]recallItem) (string, []imprint.Hit) {
 	hits := []imprint.Hit{}
 	var b strings.Builder
 	used := imprint.EstimateTokens(RecallOpenTag+"\n"+recallHeader+"\n") + imprint.EstimateTokens(RecallCloseTag)
+	said := map[string]bool{}
 	for i, items := range sections {
 		started := false
 		for _, it := range items {
+			key := lineKey(it.text)
+			if said[key] {
+				continue
+			}
+			said[key] = true
 			bullet := recallBulletPrefix + defuseRecallTags(it.text) + "\n"
 			cost := imprint.EstimateTokens(bullet)
 			if !started {
@@ -293,6 +320,17 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 		}
 	}
 	return finish(&b, hits)
+}
+
+// lineKey is what two bullets saying the same thing share: the text
+// without a leading "[date] ", lower case, spaces folded.
+func lineKey(text string) string {
+	if strings.HasPrefix(text, "[") {
+		if i := strings.Index(text, "] "); i > 0 {
+			text = text[i+2:]
+		}
+	}
+	return strings.Join(strings.Fields(strings.ToLower(text)), " ")
 }
 
 // recallTagInText matches a recall tag inside a record's text: shown as

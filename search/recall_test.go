@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,12 +108,14 @@ func TestRecallInstructionsFirstThenMemoriesThenTraces(t *testing.T) {
 		if id == "b-1" || id == "b-2" {
 			t.Errorf("hit %s belongs to another scope", id)
 		}
-		if id == "t-2" {
-			t.Errorf("trace t-2 is of session s2, recall asked for s1")
-		}
 		if id == "e-2" {
 			t.Errorf("memory e-2 (a cat) has nothing to do with the query and should not be recalled")
 		}
+	}
+	// t-2 is of an earlier session and as relevant (both name a flight to
+	// Tokyo): it is recalled too, after the current session's t-1.
+	if i1, i2 := slices.Index(ids, "t-1"), slices.Index(ids, "t-2"); i1 < 0 || i2 < 0 || i1 > i2 {
+		t.Errorf("hits %v: want t-1 (this session) then t-2 (an earlier one)", ids)
 	}
 	c := res.Context
 	order := []string{"Standing instructions:", "Never push to the main branch", "Run the test suite", "British English",
@@ -276,3 +279,58 @@ func TestRecallBlockIsTagged(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallSaysEachLineOnce: two memories of the same fact (another id,
+// another date, other spacing and case) and a trace saying it again cost
+// the block one bullet.
+func TestRecallSaysEachLineOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newRecallFixture(t)
+	emb := embedding.NewHash()
+	for i, text := range []string{"The user adopted a cat named Miso.", "the user  adopted a cat named Miso."} {
+		vs, _ := emb.Embed(ctx, []string{text})
+		ts, _ := imprint.ParseTime([]string{"2026-03-01T10:00:00Z", "2026-03-09T10:00:00Z"}[i])
+		m := imprint.Memory{ID: []string{"dup-1", "dup-2"}[i], Content: text, Type: imprint.MemoryEpisodic, Priority: 60, SessionID: "s3",
+			Scope: scopeA, Version: 1, Extractor: imprint.ExtractorHeuristic, Embedder: emb.Name(), Vec: vs[0],
+			Timestamps: []imprint.Time{ts}, SourceMessageIDs: []string{"m"}}
+		if err := f.db.PutMemory(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := f.r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "cat named Miso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.ToLower(res.Context), "adopted a cat named miso"); n != 1 {
+		t.Errorf("the line is in the block %d times:\n%s", n, res.Context)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(res.Context, "\n") {
+		if strings.HasPrefix(line, "- ") && seen[line] {
+			t.Errorf("line %q twice", line)
+		}
+		seen[line] = true
+	}
+}
+
+// TestRecallMatchingNothingGivesInstructionsOnly: standing instructions
+// are in every block; a query no record matches adds nothing to them.
+func TestRecallMatchingNothingGivesInstructionsOnly(t *testing.T) {
+	t.Parallel()
+	f := newRecallFixture(t)
+	for _, q := range []string{"zzzzqqq", "qwxz blorf"} {
+		res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: q, SessionID: "s1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := hitIDs(res.Hits); !cmp.Equal(ids, []string{"i-abs", "i-90", "i-70"}) {
+			t.Errorf("recall %q: hits %v, want the three instructions only", q, ids)
+		}
+		if strings.Contains(res.Context, headMemoriesText) || strings.Contains(res.Context, "Recent experience:") {
+			t.Errorf("recall %q has sections beyond the instructions:\n%s", q, res.Context)
+		}
+	}
+}
+
+const headMemoriesText = "Relevant memories:"

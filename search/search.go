@@ -1,8 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,6 +16,18 @@ import (
 // RRFK is the k of reciprocal rank fusion: a hit at rank r (1-based) in one
 // list adds 1/(RRFK+r) to its fused score.
 const RRFK = 60
+
+// Cosine floors of vector matches: below it a match is not a hit. Every
+// record is some distance from any query, so without a floor a query that
+// matches nothing ("zzzzqqq") would still list the nearest records as if
+// they were relevant. A lexical embedder (the hash) needs the higher floor:
+// its short-text vectors collide by chance, and on the LoCoMo messages
+// gibberish queries reach cosines of 0.25 while the best match of a real
+// question is above 0.27 for 95 % of them (docs/benchmarks.md).
+const (
+	DefaultMinScore = 0.15
+	LexicalMinScore = 0.3
+)
 
 // searchWorkers bounds the searches of one query that run at once.
 const searchWorkers = 4
@@ -54,10 +68,20 @@ type Searcher struct {
 	Embedder imprint.Embedder
 }
 
+// minScore is the cosine floor of the embedder's vector matches.
+func minScore(e imprint.Embedder) float64 {
+	if imprint.IsLexical(e) {
+		return LexicalMinScore
+	}
+	return DefaultMinScore
+}
+
 // Search returns up to q.Limit hits, best first, fusing the keyword and
-// vector rankings of every requested kind. An embedding failure degrades to
-// keyword search rather than failing. It returns ErrInvalid for an empty
-// query or scope.
+// vector rankings of every requested kind (see fuseHybrid; vector matches
+// below the embedder's cosine floor are none). A query that no keyword and
+// no vector above the floor matches returns no hits. An embedding failure
+// degrades to keyword search rather than failing. It returns ErrInvalid for
+// an empty query or scope.
 func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, imprint.Invalidf("query text is required")
@@ -77,9 +101,8 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 	depth := max(q.Limit*3, 20)
 	// The keyword and vector searches of every kind are independent: they
 	// run concurrently (bounded), each into its own slot, so the fused
-	// order is the same as run one after the other: per kind, keywords
-	// then vectors.
-	lists := make([][]imprint.Hit, 2*len(kinds))
+	// order is the same as run one after the other.
+	text, vecs := make([][]imprint.Hit, len(kinds)), make([][]imprint.Hit, len(kinds))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(searchWorkers)
 	for i, k := range kinds {
@@ -88,7 +111,7 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 			if err != nil {
 				return fmt.Errorf("search %s text: %w", k, err)
 			}
-			lists[2*i] = th
+			text[i] = th
 			return nil
 		})
 	}
@@ -101,11 +124,12 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 	if vec != nil {
 		for i, k := range kinds {
 			g.Go(func() error {
-				vh, err := s.Store.SearchVector(gctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vec, Embedder: s.Embedder.Name(), SessionID: q.SessionID, Limit: depth})
+				vh, err := s.Store.SearchVector(gctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vec, Embedder: s.Embedder.Name(),
+					SessionID: q.SessionID, MinScore: minScore(s.Embedder), Limit: depth})
 				if err != nil {
 					return fmt.Errorf("search %s vectors: %w", k, err)
 				}
-				lists[2*i+1] = vh
+				vecs[i] = vh
 				return nil
 			})
 		}
@@ -113,8 +137,54 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return Fuse(q.Limit, lists...), nil
+	return fuseHybrid(q.Limit, depth, imprint.IsLexical(s.Embedder), text, vecs), nil
 }
+
+// fuseHybrid fuses a search's keyword lists and vector lists (searched
+// depth deep). A semantic embedder's lists are a second opinion: every list
+// counts fully in reciprocal rank fusion. A lexical embedder's lists only
+// repeat the keywords' signal — ranked with them at any weight they lowered
+// recall on the LoCoMo benchmark (docs/benchmarks.md) — so they are not
+// ranked at all: their hits fill the places the keywords left empty, best
+// cosine first, each scored below every keyword hit. Either way, hybrid
+// search never returns fewer hits than keywords alone, and with a lexical
+// embedder it keeps the keyword hits in their order.
+func fuseHybrid(limit, depth int, lexical bool, text, vecs [][]imprint.Hit) []imprint.Hit {
+	if !lexical {
+		return Fuse(limit, append(slices.Clone(text), vecs...)...)
+	}
+	out := Fuse(limit, text...)
+	if len(out) >= limit {
+		return out
+	}
+	seen := make(map[string]bool, len(out))
+	for _, h := range out {
+		seen[hitKey(h)] = true
+	}
+	var extra []imprint.Hit
+	for _, l := range vecs {
+		extra = append(extra, l...)
+	}
+	slices.SortStableFunc(extra, func(a, b imprint.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	for _, h := range extra {
+		if len(out) == limit {
+			break
+		}
+		if seen[hitKey(h)] {
+			continue
+		}
+		seen[hitKey(h)] = true
+		// Below any fused keyword hit, which scores at least 1/(RRFK+depth).
+		h.Score = 1 / float64(RRFK+depth+len(out)+1)
+		if h.SourceMessageIDs == nil {
+			h.SourceMessageIDs = []string{}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func hitKey(h imprint.Hit) string { return string(h.Kind) + "\x00" + h.ID }
 
 // Fuse merges ranked lists by reciprocal rank fusion (k = RRFK) and returns
 // the best limit hits. A hit is identified by kind and id; its text and
@@ -130,7 +200,7 @@ func Fuse(limit int, lists ...[]imprint.Hit) []imprint.Hit {
 	n := 0
 	for _, l := range lists {
 		for rank, h := range l {
-			key := string(h.Kind) + "\x00" + h.ID
+			key := hitKey(h)
 			e, ok := byKey[key]
 			if !ok {
 				e = &entry{hit: h, first: n}

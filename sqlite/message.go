@@ -196,8 +196,8 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 	// prev is the previous turn of the conversation, indexed as the next
 	// message's context: the session's latest stored message, then each
 	// message of the batch in turn (a duplicate is still a turn).
-	var prev string
-	if err := a.last.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...).Scan(&prev); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	var prev imprint.Message
+	if err := a.last.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...).Scan(&prev.Content, &prev.Speaker); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return res, err
 	}
 	for _, m := range b.Messages {
@@ -221,7 +221,7 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 			return res, err
 		}
 		doc := newMessageDoc(m, prev)
-		prev = m.Content
+		prev = m
 		if n, _ := r.RowsAffected(); n == 0 {
 			res.Duplicates = append(res.Duplicates, m.ID)
 			continue

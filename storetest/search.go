@@ -225,22 +225,25 @@ func testSearchTextMessageContext(t *testing.T, s imprint.Store) {
 	// the last stored one.
 	appendMsgs(t, s, scopeA, "conv",
 		turn("c3", "Caroline", "It taught me to accept who I am.", 2),
-		turn("c4", "Melanie", "Caroline, I painted a lake sunrise last year.", 3))
+		turn("c4", "Melanie", "Caroline, I painted a lake sunrise last year.", 3),
+		turn("c5", "Caroline", "Thanks, Melanie! Lovely painting.", 4))
 	// Each case: the hit that must rank first (the message that says the
 	// words, or is about the date), then every hit in any order.
 	for _, tc := range []struct {
 		query, first string
 		all          []string
 	}{
-		// c1 says it; c3 and c4 are Caroline's or name her; c2 answers c1.
-		{"Caroline support group", "c1", []string{"c1", "c2", "c3", "c4"}},
-		{"Melanie", "c4", []string{"c2", "c4"}},
+		// c1 says it; c3 and c5 are Caroline's; c2 answers c1. c4 only
+		// addresses her ("Caroline, I painted…"), which is not about her.
+		{"Caroline support group", "c1", []string{"c1", "c2", "c3", "c5"}},
+		// Melanie painted; Caroline's "Thanks, Melanie!" only addresses her.
+		{"Melanie painting", "c4", []string{"c2", "c4", "c5"}},
 		// Stop words dropped: "teach"; c3 answers c2.
 		{"what did it teach", "c2", []string{"c2", "c3"}},
 		// c1's "yesterday" is 7 May 2023; every turn is of May 2023.
-		{"7 May", "c1", []string{"c1", "c2", "c3", "c4"}},
+		{"7 May", "c1", []string{"c1", "c2", "c3", "c4", "c5"}},
 		// c4's "last year" is 2022.
-		{"painted sunrise 2022", "c4", []string{"c4"}},
+		{"painted sunrise 2022", "c4", []string{"c4", "c5"}}, // c5 answers c4
 	} {
 		got := searchText(t, s, imprint.TextQuery{Kind: imprint.KindMessage, Text: tc.query, SessionID: "conv"})
 		if len(got) == 0 || got[0] != tc.first {

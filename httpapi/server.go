@@ -129,7 +129,7 @@ func NewServer(d Deps, cfg Config) *Server {
 		metrics:  &counters{},
 		started:  time.Now(),
 	}
-	s.recaller = search.Recaller{Searcher: d.Search, Memories: d.Store, Traces: d.Store}
+	s.recaller = search.Recaller{Searcher: d.Search, Memories: d.Store, Traces: d.Store, Messages: d.Store}
 	s.routes()
 	return s
 }

@@ -25,6 +25,8 @@ const maxRecallBudget = 32000
 const (
 	recallMemoryHits   = 12
 	recallTraceHits    = 6
+	recallMessageHits  = 8
+	maxMessageRunes    = 300
 	recallInstructions = 200
 	maxMemoryRunes     = 600
 	maxTaskRunes       = 200
@@ -48,6 +50,7 @@ const (
 	headInstructions   = "Standing instructions:"
 	headMemories       = "Relevant memories:"
 	headExperience     = "Recent experience:"
+	headConversation   = "From earlier conversations:"
 	recallBulletPrefix = "- "
 )
 
@@ -87,10 +90,18 @@ type Recaller struct {
 	Searcher
 	Memories imprint.MemoryStore
 	Traces   imprint.EpisodeStore
+	// Messages, when set, shows each recalled message with its date and
+	// speaker; nil shows the text the search returned.
+	Messages MessageGetter
 	// MinScore drops vector matches below this cosine; zero means
 	// DefaultRecallMinScore, or LexicalMinScore for a lexical embedder,
 	// negative keeps every match.
 	MinScore float64
+}
+
+// MessageGetter reads one message (imprint.MessageStore has it).
+type MessageGetter interface {
+	GetMessage(ctx context.Context, scope imprint.Scope, sessionID, id string) (imprint.Message, error)
 }
 
 // recallItem is one bullet of the block and the record it shows.
@@ -126,7 +137,7 @@ func (r Recaller) Recall(ctx context.Context, q RecallQuery) (RecallResult, erro
 	if err != nil {
 		return res, err
 	}
-	var memories, traces []recallItem
+	var memories, traces, messages []recallItem
 	if strings.TrimSpace(q.Text) != "" {
 		vec := r.queryVector(ctx, q.Text)
 		if memories, err = r.memories(ctx, q, vec, seen); err != nil {
@@ -135,9 +146,12 @@ func (r Recaller) Recall(ctx context.Context, q RecallQuery) (RecallResult, erro
 		if traces, err = r.traces(ctx, q, vec); err != nil {
 			return res, err
 		}
+		if messages, err = r.messages(ctx, q, vec); err != nil {
+			return res, err
+		}
 	}
-	res.Context, res.Hits = layout(budget, []string{headInstructions, headMemories, headExperience},
-		[][]recallItem{instructions, memories, traces})
+	res.Context, res.Hits = layout(budget, []string{headInstructions, headMemories, headExperience, headConversation},
+		[][]recallItem{instructions, memories, traces, messages})
 	return res, nil
 }
 
@@ -227,6 +241,36 @@ func (r Recaller) traces(ctx context.Context, q RecallQuery, vec []float32) ([]r
 			return nil, fmt.Errorf("recall trace %s: %w", h.ID, err)
 		}
 		items = append(items, recallItem{text: traceLine(t), hit: h})
+	}
+	return items, nil
+}
+
+// messages returns the relevant messages of earlier conversations, best
+// first, each as its date, speaker and text.
+func (r Recaller) messages(ctx context.Context, q RecallQuery, vec []float32) ([]recallItem, error) {
+	hits, err := r.hybrid(ctx, q, imprint.KindMessage, q.SessionID, vec, recallMessageHits)
+	if err != nil {
+		return nil, fmt.Errorf("recall messages: %w", err)
+	}
+	items := make([]recallItem, 0, len(hits))
+	for _, h := range hits {
+		text := oneLine(h.Text, maxMessageRunes)
+		if r.Messages != nil && h.SessionID != nil {
+			m, err := r.Messages.GetMessage(ctx, q.Scope, *h.SessionID, h.ID)
+			if errors.Is(err, imprint.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("recall message %s: %w", h.ID, err)
+			}
+			if m.Speaker != "" {
+				text = oneLine(m.Speaker, 40) + ": " + text
+			}
+			if !m.Timestamp.IsZero() {
+				text = "[" + m.Timestamp.UTC().Format("2006-01-02") + "] " + text
+			}
+		}
+		items = append(items, recallItem{text: text, hit: h})
 	}
 	return items, nil
 }

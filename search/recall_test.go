@@ -334,3 +334,40 @@ func TestRecallMatchingNothingGivesInstructionsOnly(t *testing.T) {
 }
 
 const headMemoriesText = "Relevant memories:"
+
+// TestRecallShowsMessagesOfEarlierConversations: a message of an earlier
+// session that answers the query is in the block with its date and
+// speaker, after the memories and traces.
+func TestRecallShowsMessagesOfEarlierConversations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newRecallFixture(t)
+	day, _ := imprint.ParseTime("2023-05-08T13:56:00Z")
+	if _, err := f.db.AppendMessages(ctx, scopeA, "old", []imprint.Message{
+		{ID: "o1", Role: imprint.RoleUser, Speaker: "Caroline", Timestamp: day, Content: "I went to a support group for trans people yesterday."},
+		{ID: "o2", Role: imprint.RoleAssistant, Speaker: "Melanie", Timestamp: day, Content: "That's brave! How did it go?"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := f.r
+	r.Messages = f.db
+	res, err := r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "When did Caroline go to the support group?", SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "- [2023-05-08] Caroline: I went to a support group for trans people yesterday.\n"
+	if !strings.Contains(res.Context, "From earlier conversations:\n"+want) {
+		t.Errorf("block without the earlier conversation's message:\n%s", res.Context)
+	}
+	if ids := hitIDs(res.Hits); !slices.Contains(ids, "o1") || slices.Index(ids, "o1") > slices.Index(ids, "o2") && slices.Contains(ids, "o2") {
+		t.Errorf("hits %v: want o1, before o2 (which only answers it)", ids)
+	}
+	// Without a message reader the block shows the message's text alone.
+	res, err = f.r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "support group trans people"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Context, "- I went to a support group for trans people yesterday.\n") {
+		t.Errorf("block:\n%s", res.Context)
+	}
+}

@@ -128,6 +128,6 @@ func (a *App) importForEval(ctx context.Context, path string, out *bytes.Buffer)
 	}
 	return eval.System{
 		Scope: a.Scope(), Store: st, Searcher: s, Imported: im,
-		Recaller: search.Recaller{Searcher: s, Memories: st, Traces: st},
+		Recaller: search.Recaller{Searcher: s, Memories: st, Traces: st, Messages: st},
 	}, nil
 }

@@ -45,7 +45,7 @@ func newRecallCmd(a *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				r := search.Recaller{Searcher: s, Memories: st, Traces: st}
+				r := search.Recaller{Searcher: s, Memories: st, Traces: st, Messages: st}
 				if res, err = r.Recall(ctx, q); err != nil {
 					return err
 				}

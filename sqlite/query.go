@@ -132,7 +132,42 @@ func buildQuery(text string) ftsQuery {
 // CJK runs, space-separated (unicode61 then indexes each word and each pair
 // as a token). cjk is the CJK runs alone, one per line, for the trigram
 // index; it is empty for text without CJK runs of three or more characters.
+// A hyphenated word is indexed as its parts and, after the text's words, as
+// one word too, so "destress" finds "de-stress" and "email" finds "e-mail".
 func indexTexts(s string) (words, cjk string) {
+	words, cjk = splitIndexTexts(s)
+	if j := hyphenJoins(s); j != "" {
+		words += " " + j
+	}
+	return words, cjk
+}
+
+// hyphenJoins returns each hyphenated non-CJK word of s (letters, "-",
+// letters, possibly more parts) written without its hyphens, space-separated; ""
+// when s has none.
+func hyphenJoins(s string) string {
+	if strings.IndexByte(s, '-') < 0 {
+		return ""
+	}
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r != '-' && !isWordRune(r) }) {
+		if !strings.Contains(f, "-") {
+			continue
+		}
+		parts := strings.Split(f, "-")
+		ok := len(parts) > 1
+		for _, p := range parts {
+			ok = ok && p != "" && !strings.ContainsFunc(p, isCJK)
+		}
+		if ok {
+			out = append(out, strings.Join(parts, ""))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// splitIndexTexts is indexTexts without the joined hyphenated words.
+func splitIndexTexts(s string) (words, cjk string) {
 	if isASCII(s) {
 		return asciiWords(s), ""
 	}

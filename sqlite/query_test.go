@@ -71,7 +71,9 @@ func TestIndexTexts(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, words, cjk string }{
 		{"hello, world!", "hello world", ""},
-		{"  snake_case,x-y  9 ", "snake_case x y 9", ""},
+		{"  snake_case,x-y  9 ", "snake_case x y 9 xy", ""},
+		{"running to de-stress, a self-care day-to-day - ok -no", "running to de stress a self care day to day ok no destress selfcare daytoday", ""},
+		{"e-mail 北京-上海", "e mail 北京 上海 email", ""},
 		{"!!!", "", ""},
 		{"", "", ""},
 		{"北京", "北京", ""},

@@ -215,11 +215,11 @@ const planChunk = 8
 // are extracted, chunk at a time (all at once when chunk is 0); more is
 // set on the last call only. emit returns false to stop.
 func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid string, chunk int, emit func(ws []*plannedWindow, more bool) bool) error {
-	prevScene := ""
+	var st sessionState
 	sess, err := r.d.Store.GetSession(ctx, scope, sid)
 	switch {
 	case err == nil:
-		prevScene = sess.LastSceneName
+		st = sessionState{known: true, scene: sess.LastSceneName, people: sess.BetweenPeople}
 	case !errors.Is(err, imprint.ErrNotFound):
 		return fmt.Errorf("read session: %w", err)
 	}
@@ -269,8 +269,8 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 	var out []*plannedWindow
 	for i, w := range windows {
 		pw := &plannedWindow{sessionID: sid, w: w}
-		pw.lastScene = r.extractHeuristic(ctx, scope, pw, prevScene)
-		prevScene = pw.lastScene
+		pw.lastScene = r.extractHeuristic(ctx, scope, pw, st)
+		st.scene = pw.lastScene
 		out = append(out, pw)
 		if last := i == len(windows)-1; last || len(out) == chunk {
 			if !emit(out, more && last) {
@@ -282,15 +282,15 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 	return nil
 }
 
-// extractHeuristic runs the heuristic extractor over a planned window and
-// returns its last scene name.
-func (r *Runner) extractHeuristic(ctx context.Context, scope imprint.Scope, pw *plannedWindow, prevScene string) string {
+// extractHeuristic runs the heuristic extractor over a planned window of
+// a session in state st and returns its last scene name.
+func (r *Runner) extractHeuristic(ctx context.Context, scope imprint.Scope, pw *plannedWindow, st sessionState) string {
 	start := r.now()
 	pw.res = newResult(pw.sessionID)
 	pw.met = windowMetrics{start: start, extractor: imprint.ExtractorHeuristic}
 	startWindow(&pw.res, &pw.met, pw.w)
 	// Without an LLM (the batch path) the extraction cannot fail.
-	mems, lastScene, _ := r.extractWindow(ctx, scope, pw.sessionID, prevScene, pw.w, &pw.res)
+	mems, lastScene, _ := r.extractWindow(ctx, scope, pw.sessionID, st, pw.w, &pw.res)
 	pw.met.extractDur = r.now().Sub(start)
 	pw.res.ExtractedCount = len(mems)
 	pw.res.LastSceneName = lastScene

@@ -29,31 +29,61 @@ const heuristicMaxPerMessage = 3
 // heuristicMaxContent bounds a memory's content in runes.
 const heuristicMaxContent = 300
 
-// Heuristic extracts memories from the user messages of newMsgs without an
-// LLM: explicit preferences and facts about the user (persona), standing
+// Heuristic extracts memories from the user messages of newMsgs, a window
+// of a conversation between a user and an AI assistant, without an LLM:
+// explicit preferences and facts about the user (persona), standing
 // instructions for the assistant (instruction) and dated or just-happened
 // events and plans (episodic), in English and Chinese. It reads each
-// sentence on its own; greetings, thanks, compliments, questions and
-// assistant messages yield nothing. Content is a short third-person
-// statement in the sentence's language ("User prefers dark mode.",
-// "用户喜欢猫。"). An episodic memory whose sentence names a relative day
-// ("yesterday", "next Friday", "上周") gets metadata.activity_start_time, the
-// UTC date (YYYY-MM-DD) that day falls on counted from the message's
-// timestamp. The result is deterministic: the same messages give the same
-// candidates, in message and sentence order, at most three per message.
+// sentence on its own; greetings, thanks, compliments, questions, idioms,
+// advice, one-off requests and assistant messages yield nothing. An
+// instruction needs a directive about the assistant's future behaviour
+// ("from now on answer in English", "always show me the commands first").
+// Content is a short third-person statement in the sentence's language
+// naming the speaker: the message's Speaker, else "User" ("User prefers
+// dark mode.", "用户喜欢猫。"). An episodic memory whose sentence names a
+// relative day ("yesterday", "next Friday", "上周") gets
+// metadata.activity_start_time, the UTC date (YYYY-MM-DD) that day falls on
+// counted from the message's timestamp. The result is deterministic: the
+// same messages give the same candidates, in message and sentence order,
+// at most three per message.
 func Heuristic(newMsgs []imprint.Message) []Candidate {
+	return heuristic(newMsgs, false)
+}
+
+// HeuristicBetweenPeople is Heuristic for a window of a conversation
+// between two people (imprint.Session.BetweenPeople): it reads the
+// messages of both sides and attributes each memory to the person who
+// said it, by the message's Speaker (else "User" for the user role and
+// "The other person" for the other). Nothing is an instruction: there is
+// no assistant to instruct. Episodic memories carry their date in the
+// text, the relative time written out ("… on 7 May 2023", "… in the week
+// before 9 June 2023"), else the day it was said ("… (said on 8 May
+// 2023)"), so that each memory stands on its own.
+func HeuristicBetweenPeople(newMsgs []imprint.Message) []Candidate {
+	return heuristic(newMsgs, true)
+}
+
+func heuristic(newMsgs []imprint.Message, people bool) []Candidate {
 	var out []Candidate
 	seen := map[string]bool{}
+	var names map[imprint.Role]string
+	if people {
+		names = speakerNames(newMsgs)
+	}
 	for _, m := range newMsgs {
-		if m.Role != imprint.RoleUser {
+		if !people && m.Role != imprint.RoleUser {
 			continue
+		}
+		sp := speakerOf(m, people)
+		if people {
+			sp.listener = names[otherRole(m.Role)]
 		}
 		n := 0
 		for _, s := range splitSentences(m.Content) {
 			if n == heuristicMaxPerMessage {
 				break
 			}
-			c, ok := heuristicSentence(s, m.Timestamp.Time)
+			c, ok := heuristicSentence(s, sp)
 			if !ok {
 				continue
 			}
@@ -69,6 +99,63 @@ func Heuristic(newMsgs []imprint.Message) []Candidate {
 	}
 	return out
 }
+
+// speaker is who said a message, as the heuristic writes about them.
+type speaker struct {
+	// name is the subject of the speaker's memories ("User", "Caroline").
+	name string
+	// named is set when name is the speaker's own name.
+	named bool
+	// listener is the other person's name in a conversation between
+	// people, when known; a leading or trailing address to them is dropped.
+	listener string
+	// people is set in a conversation between people: no instructions,
+	// dates written into episodic memories.
+	people bool
+	// ts is when the message was said.
+	ts time.Time
+}
+
+// defaultSubject is the subject of a user message whose speaker is not
+// known; defaultOther that of the other side's in a conversation between
+// people.
+const (
+	defaultSubject = "User"
+	defaultOther   = "The other person"
+)
+
+// speakerOf returns the speaker of m.
+func speakerOf(m imprint.Message, people bool) speaker {
+	sp := speaker{name: defaultSubject, people: people, ts: m.Timestamp.Time}
+	if people && m.Role != imprint.RoleUser {
+		sp.name = defaultOther
+	}
+	if name := strings.Join(strings.Fields(m.Speaker), " "); name != "" {
+		sp.name, sp.named = name, true
+	}
+	return sp
+}
+
+// speakerNames returns the first speaker name given for each role in msgs.
+func speakerNames(msgs []imprint.Message) map[imprint.Role]string {
+	names := map[imprint.Role]string{}
+	for _, m := range msgs {
+		if name := strings.Join(strings.Fields(m.Speaker), " "); name != "" && names[m.Role] == "" {
+			names[m.Role] = name
+		}
+	}
+	return names
+}
+
+func otherRole(r imprint.Role) imprint.Role {
+	if r == imprint.RoleUser {
+		return imprint.RoleAssistant
+	}
+	return imprint.RoleUser
+}
+
+// possessive returns name's possessive form ("Caroline's").
+func possessive(name string) string { return name + "'s" }
 
 // sentence is one sentence of a message.
 type sentence struct {
@@ -130,15 +217,17 @@ func isAbbreviation(before string) bool {
 	return utf8.RuneCountInString(w) == 1 && w != "i" && w != "a"
 }
 
-// heuristicSentence extracts at most one memory from one sentence.
-func heuristicSentence(s sentence, ts time.Time) (Candidate, bool) {
-	if s.question {
+// heuristicSentence extracts at most one memory from one sentence said by
+// sp. A shared photo's caption ("[shared photo: …]") is not something the
+// speaker said.
+func heuristicSentence(s sentence, sp speaker) (Candidate, bool) {
+	if s.question || strings.HasPrefix(s.text, "[shared photo:") {
 		return Candidate{}, false
 	}
 	if hasCJK(s.text) {
-		return chineseSentence(s.text, ts)
+		return chineseSentence(s.text, sp)
 	}
-	return englishSentence(s.text, ts)
+	return englishSentence(s.text, sp)
 }
 
 func hasCJK(s string) bool {
@@ -164,17 +253,6 @@ var (
 
 	enQuestionStart = regexp.MustCompile(`(?i)^(?:what|how|why|who|whom|whose|where|when|which|do you|did you|does|are you|were you|can you|could you|would you|will you|have you|has|is it|is that|is there|any chance|wanna|want to)\b`)
 
-	// Standing instructions.
-	enFromNow    = regexp.MustCompile(`(?i)^(?:please\s+)?(?:from now on|going forward|moving forward|henceforth|in (?:the )?future|for all future \w+)\s*,?\s*(.+)$`)
-	enAlways     = regexp.MustCompile(`(?i)^(?:please\s+)?(?:(?:always|never)\s+)(\w+)\b`)
-	enRemember   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|keep in mind|note|don't forget|do not forget)\s*(?:that\s+)?(.+)$`)
-	enDontEver   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:don't|do not|dont)\s+ever\s+(.+)$`)
-	enDontAgain  = regexp.MustCompile(`(?i)^(?:please\s+)?(?:don't|do not|dont|stop)\s+(.+?)\s+(?:anymore|any more|again)$`)
-	enWantYouTo  = regexp.MustCompile(`(?i)\b(?:I want|I'd like|I need|I prefer|I would like)\s+(?:you|the assistant)\s+to\s+(?:always|never|stop|keep)\b`)
-	enYouShould  = regexp.MustCompile(`(?i)\byou\s+(?:should|must|need to|have to)\s+(?:always|never)\b`)
-	enAlwaysSkip = map[string]bool{"mind": true, "a": true, "an": true, "the": true, "been": true, "ever": true, "again": true,
-		"thought": true, "knew": true, "know": true, "happy": true, "glad": true, "here": true, "there": true, "fails": true, "works": true, "gets": true}
-
 	// Persona.
 	enPrefer = regexp.MustCompile(`(?i)\bI\s+` + enAdv + `(prefer|like|love|enjoy|adore|hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|can't live without)\s+(\S+)`)
 	// Objects of like/love that make a remark about the listener or the
@@ -182,16 +260,26 @@ var (
 	enPreferSkip = map[string]bool{"you": true, "your": true, "yours": true, "it": true, "it's": true, "this": true, "that": true,
 		"these": true, "those": true, "how": true, "when": true, "what": true, "seeing": true, "hearing": true, "talking": true,
 		"chatting": true, "him": true, "her": true, "them": true, "us": true, "ya": true, "u": true, "having": true, "reading": true}
-	enPassion    = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:passionate about|into|a (?:big |huge )?fan of|obsessed with|addicted to|crazy about)\s+\S`)
-	enIsPassion  = regexp.MustCompile(`(?i)^[\w' ]{2,40}\s+(?:is|are)\s+(?:my|a) (?:passion|big passion|true passion|favorite thing|favourite thing)\b`)
-	enFavorite   = regexp.MustCompile(`(?i)\bmy\s+(?:all-time\s+)?(?:favorite|favourite)\s+[\w ]{1,30}?\s+(?:is|are|was)\s+\S`)
-	enName       = regexp.MustCompile(`(?i)\b(?:my name is|my name's|(?:you can|please|just) call me)\s+\S`)
-	enBirthday   = regexp.MustCompile(`(?i)\bmy birthday is\s+\S`)
-	enIdentity   = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:a|an)\s+(\w+)`)
-	enIdentSkip  = map[string]bool{"bit": true, "little": true, "lot": true, "big": true, "huge": true, "fan": true, "mess": true, "wreck": true, "sucker": true, "tad": true, "fast": true, "quick": true, "slow": true, "few": true, "great": true, "good": true, "total": true, "nervous": true, "couple": true}
-	enWork       = regexp.MustCompile(`(?i)\b(?:I|I'm|I am)\s+` + enAdv + `(?:work|working)\s+(?:as|at|for)\s+\S`)
-	enStudy      = regexp.MustCompile(`(?i)\b(?:I|I'm|I am)\s+` + enAdv + `(?:study|studying|teach|teaching|major in|majoring in)\s+\S`)
-	enPlace      = regexp.MustCompile(`(?i)\b(?:I|I'm|I am|I've|I have)\s+` + enAdv + `(?:live in|living in|lived in|moved to|grew up in|from|come from|was born in|relocated to|based in)\s+\S`)
+	enPassion   = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:passionate about|into|a (?:big |huge )?fan of|obsessed with|addicted to|crazy about|keen on)\s+\S`)
+	enIsPassion = regexp.MustCompile(`(?i)^[\w' ]{2,40}\s+(?:is|are)\s+(?:my|a) (?:passion|big passion|true passion|favorite thing|favourite thing)\b`)
+	enFavorite  = regexp.MustCompile(`(?i)\bmy\s+(?:all-time\s+)?(?:favorite|favourite)\s+[\w ]{1,30}?\s+(?:is|are|was)\s+\S`)
+	enName      = regexp.MustCompile(`(?i)\b(?:my name is|my name's|(?:you can|please|just) call me)\s+\S`)
+	enBirthday  = regexp.MustCompile(`(?i)\bmy birthday is\s+\S`)
+	enIdentity  = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:a|an)\s+(\w+)`)
+	enIdentSkip = map[string]bool{"bit": true, "little": true, "lot": true, "big": true, "huge": true, "fan": true, "mess": true, "wreck": true, "sucker": true, "tad": true, "fast": true, "quick": true, "slow": true, "few": true, "great": true, "good": true, "total": true, "nervous": true, "couple": true}
+	enWork      = regexp.MustCompile(`(?i)\b(?:I|I'm|I am)\s+` + enAdv + `(?:work|working)\s+(?:as|at|for)\s+\S`)
+	enStudy     = regexp.MustCompile(`(?i)\b(?:I|I'm|I am)\s+` + enAdv + `(?:study|studying|teach|teaching|major in|majoring in)\s+\S`)
+	enPlace     = regexp.MustCompile(`(?i)\b(?:I|I'm|I am|I've|I have)\s+` + enAdv + `(?:live in|living in|lived in|moved to|grew up in|from|come from|was born in|relocated to|based in)\s+\S`)
+	// enLifelong is a lifelong trait: "I've always had a love for horses".
+	enLifelong = regexp.MustCompile(`(?i)\bI(?:'ve| have)\s+always\s+(loved|liked|enjoyed|had|felt|been|wanted|dreamed|dreamt)\s+(\S+)`)
+	// enHabit is a habit: "I always deploy with blue-green releases".
+	enHabit = regexp.MustCompile(`(?i)\bI\s+(?:always|usually|normally|never|often|rarely)\s+(\w+)\s+(\S+)`)
+	// enHabitSkip are verbs after "I always" that report a feeling or a
+	// courtesy, not a habit.
+	enHabitSkip = wordSet(`think thought feel felt wonder wondered know knew say said try tried mean meant hope hoped wish
+		love like look find get got make want need appreciate forget remember am was have had do did will would can could`)
+	// enDearToMe is "X is (so) important to me".
+	enDearToMe   = regexp.MustCompile(`(?i)^([\w' ]{2,40}?)(?:'s|\s+is|\s+are)\s+(?:(?:super|pretty|quite|incredibly)\s+)?` + enAdv + `(?:important|special|precious|dear|everything)\s+to me\b`)
 	enHomePlace  = regexp.MustCompile(`(?i)\bmy\s+(?:home country|hometown|home town|home state|homeland)\b`)
 	enHealth     = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:allergic to|lactose intolerant|gluten intolerant|diabetic|celiac|vegetarian|vegan|pregnant|a vegetarian|a vegan)\b|\bI\s+` + enAdv + `(?:have|got)\s+(?:an?\s+)?(?:\w+\s+)?allergy\b|\bI\s+(?:can't|cannot|don't)\s+eat\s+\S`)
 	enFamilyNoun = `(?:wife|husband|partner|spouse|kids?|children|son|sons|daughter|daughters|mom|mum|mother|dad|father|parents|brother|brothers|sister|sisters|siblings|family|dog|dogs|cat|cats|pet|pets|boyfriend|girlfriend|fianc[eé]e?|grandma|grandmother|grandpa|grandfather|baby|twins)`
@@ -205,17 +293,19 @@ var (
 		"we": true, "our": true, "i": true, "u": true, "thanks": true, "thank": true, "talking": true, "chatting": true}
 
 	// Episodic and ongoing activities.
-	enBeenDoing   = regexp.MustCompile(`(?i)\b(?:I've|I have|we've|we have)\s+` + enAdv + `been\s+` + enAdv + `(\w+ing)\b(\s+\S+)?`)
-	enDoing       = regexp.MustCompile(`(?i)\b(?:I'm|I am|we're|we are)\s+` + enAdv + `(\w+ing|gonna)\b(\s+\S+)?`)
-	enFuture      = regexp.MustCompile(`(?i)\b(?:I'm|I am|we're|we are)\s+` + enAdv + `(?:going to|gonna|planning to|planning on|about to|hoping to)\b|\b(?:I|we)(?:'ll|\s+will)\b|\b(?:I|we)\s+(?:have|have got|got)\s+(?:a|an|my|our)\s+\w+`)
-	enPast        = regexp.MustCompile(`(?i)\b(?:I|we)\s+` + enAdv + `(\w+ed|went|got|took|made|had to|met|won|lost|bought|sold|built|began|became|wrote|drove|flew|ran|left|quit|found|gave|spent|taught|caught|brought|chose|ate|swam|sang|rode|broke|fell|grew|finally did|signed up|shut down|came back)\b(\s+\S+)?`)
+	enBeenDoing = regexp.MustCompile(`(?i)\b(?:I've|I have|we've|we have)\s+` + enAdv + `been\s+` + enAdv + `(\w+ing)\b(\s+\S+)?`)
+	enDoing     = regexp.MustCompile(`(?i)\b(?:I'm|I am|we're|we are)\s+` + enAdv + `(\w+ing|gonna)\b(\s+\S+)?`)
+	enFuture    = regexp.MustCompile(`(?i)\b(?:I'm|I am|we're|we are)\s+` + enAdv + `(?:going to|gonna|planning to|planning on|about to|hoping to|off to)\b|\b(?:I|we)(?:'ll|\s+will)\b|\b(?:I|we)\s+(?:have|have got|got)\s+(?:a|an|my|our)\s+\w+`)
+	enPast      = regexp.MustCompile(`(?i)\b(?:I|we)\s+` + enAdv + `(\w+ed|went|got|took|made|had to|met|won|lost|bought|sold|built|began|became|wrote|drove|flew|ran|left|quit|found|gave|spent|taught|caught|brought|chose|ate|swam|sang|rode|broke|fell|grew|finally did|signed up|shut down|came back)\b(\s+\S+)?`)
+	// enDated are events that say little without a time: "I had an
+	// interview yesterday", "I've been to Paris".
+	enDated       = regexp.MustCompile(`(?i)\b(?:I|we)(?:\s+` + enAdv + `had|(?:'ve|\s+have)\s+` + enAdv + `been\s+to)\s+(\S+)`)
 	enBareStart   = regexp.MustCompile(`(?i)^(?:just\s+)?(went|started|finished|got|lost|joined|visited|attended|bought|moved|quit|signed up|applied|graduated|completed|launched|opened|adopted|booked|began|tried out|won|spent)\b(\s+\S+)?`)
 	enProgressive = map[string]bool{} // filled in init
 	enPastSkip    = map[string]bool{}
-	enObjSkip     = map[string]bool{"it": true, "you": true, "this": true, "that": true, "me": true, "ya": true, "u": true}
-	enJust        = regexp.MustCompile(`(?i)\b(?:User|they) just\b`)
+	enObjSkip     = map[string]bool{"it": true, "you": true, "your": true, "this": true, "that": true, "me": true, "ya": true, "u": true}
 	enLifeEvent   = regexp.MustCompile(`(?i)\b(?:lost (?:my|our|their) job|got (?:married|engaged|divorced|promoted|fired|laid off|hired)|new job|graduated|moved (?:to|into|out)|adopt(?:ed|ion)|had (?:a|our|my|their) baby|passed away|retired|started (?:my|our|their) own|diagnos\w+|surgery|pregnant|broke up)\b`)
-	enTime        = regexp.MustCompile(`(?i)\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)|earlier today|later today|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:on|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the other day|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|few|a couple of|couple of|a couple) (?:days?|weeks?|months?|years?) ago|in (?:a|one|two|three|four|five|\d+|a few|a couple of) (?:days?|weeks?)|recently|lately|just now)\b`)
+	enTime        = regexp.MustCompile(`(?i)\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)|earlier today|later today|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:on|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the other day|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|few|a couple of|couple of|a couple) (?:days?|weeks?|weekends?|months?|years?) ago|in (?:a|one|two|three|four|five|\d+|a few|a couple of) (?:days?|weeks?)|recently|lately|just now)\b`)
 	enClauseJoin  = map[string]bool{"and": true, "but": true, "so": true, "because": true, "cause": true, "then": true, "now": true, "also": true, "lately": true,
 		"recently": true, "currently": true, "since": true, "when": true, "after": true, "before": true, "while": true, "today": true, "yesterday": true,
 		"tonight": true, "tomorrow": true, "weekend": true, "week": true, "month": true, "year": true, "ago": true, "day": true, "morning": true,
@@ -295,16 +385,21 @@ func group(text string, m []int, g int) string {
 	return text[m[2*g]:m[2*g+1]]
 }
 
-func englishSentence(raw string, ts time.Time) (Candidate, bool) {
+func englishSentence(raw string, sp speaker) (Candidate, bool) {
 	text, ok := englishClean(raw)
 	if !ok {
 		return Candidate{}, false
+	}
+	if sp.listener != "" {
+		if text, ok = dropAddress(text, sp.listener); !ok {
+			return Candidate{}, false
+		}
 	}
 	w := newEnWords(text)
 	if !w.mayMatch() {
 		return Candidate{}, false
 	}
-	return englishPatterns(text, ts, w)
+	return englishPatterns(text, sp, w)
 }
 
 // englishClean drops a sentence's opening fillers and trailing
@@ -320,16 +415,36 @@ func englishClean(raw string) (string, bool) {
 	return text, true
 }
 
+// dropAddress removes the listener's name where the sentence addresses
+// them ("Mel, I went …", "… for me, Caroline"), with the fillers it frees;
+// false when too little is left.
+func dropAddress(text, listener string) (string, bool) {
+	name := strings.Fields(listener)[0]
+	cut := false
+	if len(text) > len(name) && strings.EqualFold(text[:len(name)], name) && strings.ContainsRune(" ,:!.-–—", rune(text[len(name)])) {
+		text, cut = strings.TrimLeft(text[len(name):], " ,:!.-–—"), true
+	}
+	if i := len(text) - len(name); i > 1 && strings.EqualFold(text[i:], name) && text[i-1] == ' ' && text[i-2] == ',' {
+		text, cut = text[:i-2], true
+	}
+	if !cut {
+		return text, true
+	}
+	return englishClean(text)
+}
+
 // englishPatterns runs the instruction, persona and episodic patterns on a
-// cleaned sentence; w gates the patterns whose words text lacks.
-func englishPatterns(text string, ts time.Time, w enWords) (Candidate, bool) {
-	if c, ok := englishInstruction(text); ok {
+// cleaned sentence said by sp; w gates the patterns whose words text
+// lacks. Between people an instruction-shaped sentence is advice to the
+// other person and yields nothing.
+func englishPatterns(text string, sp speaker, w enWords) (Candidate, bool) {
+	if c, ok, directive := englishInstruction(text, sp); ok || directive {
+		return c, ok
+	}
+	if c, ok := englishPersona(text, sp, w); ok {
 		return c, true
 	}
-	if c, ok := englishPersona(text, w); ok {
-		return c, true
-	}
-	return englishEpisodic(text, ts, w)
+	return englishEpisodic(text, sp, w)
 }
 
 // enWords are the lowercased ASCII words of a sentence, split where the
@@ -346,8 +461,10 @@ type enWords struct {
 
 // enTriggers are the words one of which every unanchored English pattern
 // needs: a first-person subject or object, the listener of an instruction,
-// or the noun of enIsPassion.
-var enTriggers = []string{"i", "we", "my", "me", "you", "assistant", "passion", "favorite", "favourite"}
+// a standing cue of an instruction, or the noun of enIsPassion.
+var enTriggers = []string{"i", "we", "my", "me", "you", "assistant", "passion", "favorite", "favourite",
+	// enStanding's words, for an imperative with a standing cue.
+	"always", "never", "now", "here", "forward", "future", "every", "each", "whenever", "default", "rule", "anytime", "time"}
 
 // enStarters are the first words the patterns anchored at the sentence's
 // start begin with (enFromNow, enAlways, enRemember, enDontEver,
@@ -411,51 +528,6 @@ func (w enWords) mayMatch() bool {
 	return w.all || enStarters[w.first] || w.hasAny(enTriggers...)
 }
 
-func englishInstruction(text string) (Candidate, bool) {
-	instr := func(clause string) (Candidate, bool) {
-		clause = strings.TrimSpace(clause)
-		if clause == "" {
-			return Candidate{}, false
-		}
-		return Candidate{
-			Content:   finishContent("Standing instruction from the user: " + lowerFirst(thirdPerson(clause, true))),
-			Type:      imprint.MemoryInstruction,
-			Priority:  80,
-			SceneName: HeuristicSceneInstruction,
-		}, true
-	}
-	if m := enFromNow.FindStringSubmatch(text); m != nil {
-		// "From now on I'll eat better" is a resolution, not an instruction.
-		if !isFirstPersonSubject(m[1]) {
-			return instr(text)
-		}
-		return Candidate{}, false
-	}
-	if m := enAlways.FindStringSubmatch(text); m != nil && !enAlwaysSkip[strings.ToLower(m[1])] {
-		return instr(text)
-	}
-	if m := enRemember.FindStringSubmatch(text); m != nil {
-		rest := m[1]
-		switch firstWord(rest) {
-		case "when", "how", "what", "me", "us", "the", "those", "him", "her", "them", "you", "your":
-			return Candidate{}, false // reminiscing, not an instruction
-		}
-		if isFirstPersonSubject(rest) {
-			return Candidate{
-				Content:   finishContent(thirdPerson(rest, false)),
-				Type:      imprint.MemoryPersona,
-				Priority:  75,
-				SceneName: HeuristicScenePersona,
-			}, true
-		}
-		return instr(text)
-	}
-	if enDontEver.MatchString(text) || enDontAgain.MatchString(text) || enWantYouTo.MatchString(text) || enYouShould.MatchString(text) {
-		return instr(text)
-	}
-	return Candidate{}, false
-}
-
 func isFirstPersonSubject(s string) bool {
 	switch firstWord(s) {
 	case "i", "i'm", "i've", "i'd", "i'll", "my", "we", "we're", "we've", "we'll", "our":
@@ -464,10 +536,10 @@ func isFirstPersonSubject(s string) bool {
 	return false
 }
 
-func englishPersona(text string, w enWords) (Candidate, bool) {
+func englishPersona(text string, sp speaker, w enWords) (Candidate, bool) {
 	persona := func(at, prio int) (Candidate, bool) {
 		return Candidate{
-			Content:   finishContent(thirdPerson(clauseFrom(text, at), false)),
+			Content:   finishContent(thirdPerson(clauseFrom(text, at), sp.name, false)),
 			Type:      imprint.MemoryPersona,
 			Priority:  prio,
 			SceneName: HeuristicScenePersona,
@@ -489,8 +561,8 @@ func englishPersona(text string, w enWords) (Candidate, bool) {
 	if subjI && w.hasAny("prefer", "like", "love", "enjoy", "adore", "hate", "dislike", "detest", "stand", "live") {
 		if at := findClause(enPrefer, text, func(m []int) bool {
 			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
-			if enPreferSkip[obj] {
-				return false
+			if enPreferSkip[obj] || obj == "to" && strings.TrimSpace(text[m[5]:]) == "" {
+				return false // "I'd love to."
 			}
 			// "I love that you ..." and friends are compliments.
 			return !strings.HasPrefix(obj, "you")
@@ -502,7 +574,7 @@ func englishPersona(text string, w enWords) (Candidate, bool) {
 		re   *regexp.Regexp
 		gate bool
 	}{
-		{enPassion, subjI && w.hasAny("passionate", "into", "fan", "obsessed", "addicted", "crazy")},
+		{enPassion, subjI && w.hasAny("passionate", "into", "fan", "obsessed", "addicted", "crazy", "keen")},
 		{enFavorite, subjMy && w.hasAny("favorite", "favourite")},
 		{enWork, subjI && w.hasAny("work", "working")},
 		{enPlace, subjI && w.hasAny("live", "living", "lived", "moved", "grew", "from", "come", "born", "relocated", "based")},
@@ -542,6 +614,27 @@ func englishPersona(text string, w enWords) (Candidate, bool) {
 	if subjMy && w.hasAny("home", "hometown", "homeland") && enHomePlace.MatchString(text) {
 		return persona(0, 65) // the whole sentence says what the place is
 	}
+	if subjI && w.has("always") {
+		if at := findClause(enLifelong, text, func(m []int) bool {
+			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
+			return !enPreferSkip[obj] && obj != "here" && obj != "there" && !strings.HasPrefix(obj, "you")
+		}); at >= 0 {
+			return persona(at, 65)
+		}
+	}
+	if subjI && w.hasAny("always", "usually", "normally", "never", "often", "rarely") {
+		if at := findClause(enHabit, text, func(m []int) bool {
+			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
+			return !enHabitSkip[strings.ToLower(group(text, m, 1))] && !enObjSkip[obj] && !enPreferSkip[obj]
+		}); at >= 0 {
+			return persona(at, 65)
+		}
+	}
+	if w.has("me") && w.hasAny("important", "special", "precious", "dear", "everything") {
+		if m := enDearToMe.FindStringSubmatch(text); m != nil && !enSubjSkip[firstWord(m[1])] {
+			return persona(0, 65)
+		}
+	}
 	if w.has("me") {
 		if m := enHelpsMe.FindStringSubmatch(text); m != nil {
 			subj := strings.ToLower(m[1])
@@ -564,7 +657,8 @@ func englishPersona(text string, w enWords) (Candidate, bool) {
 	return Candidate{}, false
 }
 
-func englishEpisodic(text string, ts time.Time, w enWords) (Candidate, bool) {
+func englishEpisodic(text string, sp speaker, w enWords) (Candidate, bool) {
+	ts := sp.ts
 	var timeExpr string
 	if w.hasAny("yesterday", "today", "tonight", "tomorrow", "this", "last", "next", "on", "other", "ago", "in",
 		"recently", "lately", "now") {
@@ -576,11 +670,14 @@ func englishEpisodic(text string, ts time.Time, w enWords) (Candidate, bool) {
 		if timeExpr != "" {
 			prio = 70
 		}
-		if enJust.MatchString(clause) {
+		if lc := strings.ToLower(clause); strings.Contains(lc, strings.ToLower(sp.name)+" just") || strings.Contains(lc, "they just") {
 			prio = 75
 		}
 		if enLifeEvent.MatchString(clause) {
 			prio = 80
+		}
+		if sp.people {
+			clause = datedEN(clause, timeExpr, ts, future)
 		}
 		c := Candidate{
 			Content:   finishContent(clause),
@@ -602,7 +699,7 @@ func englishEpisodic(text string, ts time.Time, w enWords) (Candidate, bool) {
 	// Plans with a stated time: "I'm going to Paris next week", "tomorrow I have a test".
 	if timeExpr != "" && subj && !enLifeEvent.MatchString(text) {
 		if at := findClause(enFuture, text, nil); at >= 0 {
-			return episodic(thirdPerson(clauseFrom(text, at), false), true)
+			return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), true)
 		}
 	}
 	if at := findClauseIf(subj, enPast, text, func(m []int) bool {
@@ -612,11 +709,14 @@ func englishEpisodic(text string, ts time.Time, w enWords) (Candidate, bool) {
 		}
 		return !enPastSkip[v] && objOK(m, 2)
 	}); at >= 0 {
-		return episodic(thirdPerson(clauseFrom(text, at), false), false)
+		return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), false)
+	}
+	if at := findClauseIf(timeExpr != "" && subj && w.hasAny("had", "been"), enDated, text, func(m []int) bool { return objOK(m, 1) }); at >= 0 {
+		return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), false)
 	}
 	if w.all || enStarters[w.first] { // enBareStart is anchored at a starter
-		if m := enBareStart.FindStringSubmatchIndex(text); m != nil && objOK(m, 2) {
-			return episodic(thirdPerson("User "+lowerFirst(text), false), false)
+		if m := enBareStart.FindStringSubmatchIndex(text); m != nil && objOK(m, 2) && !(m[3] < len(text) && text[m[3]] == '\'') {
+			return episodic(thirdPerson(sp.name+" "+lowerFirst(text), sp.name, false), false)
 		}
 	}
 	if at := findClauseIf(subj && w.hasAny("m", "am", "re", "are"), enDoing, text, func(m []int) bool {
@@ -628,7 +728,7 @@ func englishEpisodic(text string, ts time.Time, w enWords) (Candidate, bool) {
 		}
 		return activityVerb(v, group(text, m, 2))
 	}); at >= 0 {
-		return episodic(thirdPerson(clauseFrom(text, at), false), true)
+		return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), true)
 	}
 	return Candidate{}, false
 }
@@ -816,23 +916,17 @@ func init() {
 	}
 }
 
-// thirdPerson rewrites a first-person English clause about the user in the
-// third person: the first mention becomes "User" (verbs agree), later ones
-// "they"/"their"/"them". With asObject (instructions), every mention is
-// "the user".
-func thirdPerson(s string, asObject bool) string {
+// thirdPerson rewrites a first-person English clause about its speaker in
+// the third person: the first mention becomes name (verbs agree), later
+// ones "they"/"their"/"them" (verbs agree with "they"). With asObject
+// (instructions), every mention is name.
+func thirdPerson(s, name string, asObject bool) string {
 	toks := tokenize(s)
 	mentioned := false
-	subject := func() string {
-		if asObject {
-			return "the user"
-		}
-		if mentioned {
-			return "they"
-		}
-		mentioned = true
-		return "User"
-	}
+	// plural is set while the last subject written takes a plural verb
+	// ("they", "Caroline and others").
+	plural := false
+	self := strings.ToLower(strings.Fields(name + " x")[0])
 	var out strings.Builder
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -841,31 +935,29 @@ func thirdPerson(s string, asObject bool) string {
 			out.WriteString(t)
 			continue
 		}
-		if lw == "user" {
+		if lw == "user" || lw == self {
 			mentioned = true
 			out.WriteString(t)
 			continue
 		}
 		switch lw {
 		case "i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'd", "we'll":
-			plural := strings.HasPrefix(lw, "we")
 			var subj string
-			if plural && !asObject {
-				if mentioned {
-					subj = "they"
-				} else {
-					subj = "User and others"
-					mentioned = true
-				}
-			} else {
-				subj = subject()
-			}
-			third := subj == "User" || subj == "the user"
+			third := false
 			switch {
-			case strings.HasSuffix(lw, "'m"):
+			case asObject:
+				subj, third = name, true
+			case mentioned:
+				subj = "they"
+			case strings.HasPrefix(lw, "we"):
+				subj, mentioned = name+" and others", true
+			default:
+				subj, third, mentioned = name, true, true
+			}
+			plural = !third
+			switch {
+			case strings.HasSuffix(lw, "'m"), strings.HasSuffix(lw, "'re"):
 				out.WriteString(subj + pick(third, " is", " are"))
-			case strings.HasSuffix(lw, "'re"):
-				out.WriteString(subj + " are")
 			case strings.HasSuffix(lw, "'ve"):
 				out.WriteString(subj + " " + agree(third, "have"))
 			case strings.HasSuffix(lw, "'d"):
@@ -875,34 +967,36 @@ func thirdPerson(s string, asObject bool) string {
 			default:
 				out.WriteString(subj)
 				if third {
-					i = conjugateNext(toks, i, &out)
+					i = conjugateNext(toks, i, &out, agreeThird)
+				} else {
+					i = conjugateNext(toks, i, &out, agreePlural)
 				}
 			}
 		case "me":
 			if asObject || !mentioned {
-				out.WriteString(subject())
+				mentioned = mentioned || !asObject
+				out.WriteString(name)
 			} else {
 				out.WriteString("them")
 			}
 		case "my", "our":
 			switch {
-			case asObject:
-				out.WriteString("the user's")
-			case mentioned:
-				out.WriteString("their")
+			case asObject || !mentioned:
+				mentioned = mentioned || !asObject
+				out.WriteString(possessive(name))
 			default:
-				mentioned = true
-				out.WriteString("User's")
+				out.WriteString("their")
 			}
 		case "mine", "ours":
-			out.WriteString(pick(asObject, "the user's", "theirs"))
+			out.WriteString(pick(asObject || !mentioned, possessive(name), "theirs"))
 		case "myself", "ourselves":
-			out.WriteString(pick(asObject, "the user", "themselves"))
+			out.WriteString(pick(asObject || !mentioned, name, "themselves"))
 		case "us":
-			out.WriteString(pick(asObject, "the user", "them"))
+			out.WriteString(pick(asObject || !mentioned, name, "them"))
 		case "am":
-			// Only "I" takes "am": a later "and am" still refers to the user.
-			out.WriteString("is")
+			// Only "I" takes "am": a later "and am" still refers to the
+			// speaker.
+			out.WriteString(pick(plural, "are", "is"))
 		default:
 			out.WriteString(t)
 		}
@@ -918,9 +1012,9 @@ func pick(cond bool, a, b string) string {
 }
 
 // conjugateNext writes the tokens after a subject at toks[i] up to and
-// including its verb, made to agree with a third-person singular subject,
-// and returns the index of the last token written.
-func conjugateNext(toks []string, i int, out *strings.Builder) int {
+// including its verb, made to agree with the subject by form, and returns
+// the index of the last token written.
+func conjugateNext(toks []string, i int, out *strings.Builder, form func(string) string) int {
 	for j := i + 1; j < len(toks); j++ {
 		t := toks[j]
 		if !isWord(t) {
@@ -930,15 +1024,31 @@ func conjugateNext(toks []string, i int, out *strings.Builder) int {
 			out.WriteString(t)
 			continue
 		}
-		lw := strings.ToLower(t)
-		if enAdverbs[lw] {
+		if enAdverbs[strings.ToLower(t)] {
 			out.WriteString(t)
 			continue
 		}
-		out.WriteString(agree(true, t))
+		out.WriteString(form(t))
 		return j
 	}
 	return len(toks) - 1
+}
+
+// agreeThird is agree for a third-person singular subject.
+func agreeThird(verb string) string { return agree(true, verb) }
+
+// agreePlural returns verb in the form "they" takes after a first-person
+// singular one ("was" → "were", "am" → "are").
+func agreePlural(verb string) string {
+	switch strings.ToLower(verb) {
+	case "am":
+		return "are"
+	case "was":
+		return "were"
+	case "wasn't":
+		return "weren't"
+	}
+	return verb
 }
 
 // agree returns verb in the form a third-person singular subject takes
@@ -1067,15 +1177,21 @@ var (
 	zhPlan       = regexp.MustCompile(`我(?:们)?(?:要|打算|准备|将|会|计划|约了|得|有)`)
 )
 
-func chineseSentence(raw string, ts time.Time) (Candidate, bool) {
+func chineseSentence(raw string, sp speaker) (Candidate, bool) {
+	ts := sp.ts
 	text := strings.TrimSpace(zhFiller.ReplaceAllString(strings.TrimSpace(raw), ""))
 	if utf8.RuneCountInString(text) < 3 || zhQuestionEnd.MatchString(text) || zhQuestion.MatchString(text) {
 		return Candidate{}, false
 	}
+	name := chineseName(sp)
+	chineseThirdPerson := func(s string) string { return chineseThirdPersonOf(s, name) }
 	instr := func() (Candidate, bool) {
+		if sp.people {
+			return Candidate{}, false // no assistant to instruct
+		}
 		rule := strings.TrimPrefix(strings.TrimPrefix(text, "请"), "你")
 		return Candidate{
-			Content:   finishContent("用户要求：" + chineseThirdPerson(rule)),
+			Content:   finishContent(name + "要求：" + chineseThirdPerson(rule)),
 			Type:      imprint.MemoryInstruction,
 			Priority:  80,
 			SceneName: HeuristicSceneInstructionZH,
@@ -1141,10 +1257,24 @@ func chineseSentence(raw string, ts time.Time) (Candidate, bool) {
 	return Candidate{}, false
 }
 
-func chineseThirdPerson(s string) string {
-	s = strings.ReplaceAll(s, "我们", "用户等人")
-	s = strings.ReplaceAll(s, "我的", "用户的")
-	return strings.ReplaceAll(s, "我", "用户")
+// chineseName is the subject of a Chinese memory of sp: the speaker's
+// name, else 用户 (the user) or 对方 (the other person).
+func chineseName(sp speaker) string {
+	switch {
+	case sp.named:
+		return sp.name
+	case sp.name == defaultOther:
+		return "对方"
+	}
+	return "用户"
+}
+
+// chineseThirdPersonOf rewrites 我 (I), 我的 (my) and 我们 (we) in s as
+// name.
+func chineseThirdPersonOf(s, name string) string {
+	s = strings.ReplaceAll(s, "我们", name+"等人")
+	s = strings.ReplaceAll(s, "我的", name+"的")
+	return strings.ReplaceAll(s, "我", name)
 }
 
 var zhDigits = map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9, '十': 10}

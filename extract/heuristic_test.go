@@ -1,9 +1,6 @@
 package extract
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -234,24 +231,7 @@ func (s goldScore) typedRecall() float64    { return ratio(s.typed, s.tp+s.fn) }
 
 func scoreGold(t *testing.T, name string) goldScore {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "gold", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var items []goldItem
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
-	for sc.Scan() {
-		var g goldItem
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatalf("%s line %d: %v", name, len(items)+1, err)
-		}
-		items = append(items, g)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	items := readJSONLines[goldItem](t, filepath.Join("testdata", "gold", name))
 	ts := imprint.At(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC))
 	s := goldScore{items: len(items)}
 	for _, g := range items {

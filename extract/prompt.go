@@ -12,6 +12,10 @@ import (
 const (
 	// OpExtract segments scenes and extracts typed memories in one call.
 	OpExtract = "extract.l1.v1"
+	// OpExtractPeople is OpExtract for a window of a conversation between
+	// people (imprint.Session.BetweenPeople): facts of both speakers, each
+	// named by its speaker, and no instructions.
+	OpExtractPeople = "extract.l1.people.v1"
 	// OpDedup judges new memories against recalled stored ones.
 	OpDedup = "extract.dedup.v1"
 )
@@ -19,11 +23,18 @@ const (
 //go:embed prompts/extract_l1_v1.system.tmpl
 var extractSystemPrompt string
 
+//go:embed prompts/extract_l1_people_v1.system.tmpl
+var extractPeopleSystemPrompt string
+
 //go:embed prompts/extract_dedup_v1.system.tmpl
 var dedupSystemPrompt string
 
 // ExtractionSystemPrompt returns the system prompt of OpExtract.
 func ExtractionSystemPrompt() string { return extractSystemPrompt }
+
+// ExtractionPeopleSystemPrompt returns the system prompt of
+// OpExtractPeople.
+func ExtractionPeopleSystemPrompt() string { return extractPeopleSystemPrompt }
 
 // DedupSystemPrompt returns the system prompt of OpDedup.
 func DedupSystemPrompt() string { return dedupSystemPrompt }
@@ -37,6 +48,20 @@ const noneMarker = "(none)"
 // "[<id>] [<role>] [<RFC 3339 UTC>]: <content>"; blocks are separated by a
 // blank line.
 func ExtractionUserMessage(previousScene string, background, newMsgs []imprint.Message) string {
+	return userMessage(previousScene, background, newMsgs, false)
+}
+
+// ExtractionPeopleUserMessage builds the user message of OpExtractPeople:
+// ExtractionUserMessage's, with a line "SPEAKERS: <names>" (the speakers of
+// the messages, in order of first appearance, or (none)) after the
+// previous scene, and each block naming its speaker instead of its role
+// ("[<id>] [<speaker>] [<RFC 3339 UTC>]: <content>"; the role when the
+// message has no speaker).
+func ExtractionPeopleUserMessage(previousScene string, background, newMsgs []imprint.Message) string {
+	return userMessage(previousScene, background, newMsgs, true)
+}
+
+func userMessage(previousScene string, background, newMsgs []imprint.Message, people bool) string {
 	var b strings.Builder
 	scene := strings.Join(strings.Fields(previousScene), " ")
 	if scene == "" {
@@ -44,31 +69,58 @@ func ExtractionUserMessage(previousScene string, background, newMsgs []imprint.M
 	}
 	b.WriteString("PREVIOUS SCENE: ")
 	b.WriteString(scene)
+	if people {
+		var names []string
+		for _, m := range append(append([]imprint.Message(nil), background...), newMsgs...) {
+			if n := speakerLabel(m.Speaker); n != "" && !contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		b.WriteString("\nSPEAKERS: ")
+		if len(names) == 0 {
+			b.WriteString(noneMarker)
+		} else {
+			b.WriteString(strings.Join(names, ", "))
+		}
+	}
 	b.WriteString("\nBACKGROUND MESSAGES:\n")
 	if len(background) == 0 {
 		b.WriteString(noneMarker)
 	} else {
-		writeBlocks(&b, background)
+		writeBlocks(&b, background, people)
 	}
 	b.WriteString("\nNEW MESSAGES:\n")
 	if len(newMsgs) == 0 {
 		b.WriteString(noneMarker)
 	} else {
-		writeBlocks(&b, newMsgs)
+		writeBlocks(&b, newMsgs, people)
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-func writeBlocks(b *strings.Builder, msgs []imprint.Message) {
+// speakerLabel is a speaker's name as a block shows it: one line, without
+// brackets.
+func speakerLabel(name string) string {
+	name = strings.NewReplacer("[", "(", "]", ")").Replace(name)
+	return strings.Join(strings.Fields(name), " ")
+}
+
+// writeBlocks writes msgs as blocks; with bySpeaker a block names the
+// message's speaker (its role when it has none) instead of its role.
+func writeBlocks(b *strings.Builder, msgs []imprint.Message, bySpeaker bool) {
 	for i, m := range msgs {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
+		who := string(m.Role)
+		if n := speakerLabel(m.Speaker); bySpeaker && n != "" {
+			who = n
+		}
 		b.WriteString("[")
 		b.WriteString(m.ID)
 		b.WriteString("] [")
-		b.WriteString(string(m.Role))
+		b.WriteString(who)
 		b.WriteString("] [")
 		b.WriteString(messageTime(m).String())
 		b.WriteString("]: ")

@@ -78,9 +78,6 @@ type Runner struct {
 	inflightReady atomic.Bool
 }
 
-// heuristicExtract is the extractor used without an LLM.
-var heuristicExtract = Heuristic
-
 // NewRunner returns a Runner. Zero or negative sizes in cfg take their
 // defaults.
 func NewRunner(d Deps, cfg Config) *Runner {
@@ -121,13 +118,23 @@ func (r *Runner) ExtractNext(ctx context.Context, scope imprint.Scope, sessionID
 	return r.extractNext(ctx, scope, sessionID, nil, true, true)
 }
 
-// extractNext is ExtractNext. When scene is not nil it is the session's
-// last scene name, known to the caller from the window before (so the
-// session is not read again); checkMore false skips the read that tells
-// whether messages are left (more is then true after any window that
-// consumed messages); settle false skips the recovery of interrupted
-// windows of the session, done by the caller already.
-func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID string, scene *string, checkMore, settle bool) (Result, bool, error) {
+// sessionState is what a window needs to know of its session: its last
+// scene name and whether it is a conversation between people.
+type sessionState struct {
+	// known is set once the state was read from the store.
+	known  bool
+	scene  string
+	people bool
+}
+
+// extractNext is ExtractNext. When st is not nil and known, it is the
+// session's state, known to the caller from the window before (so the
+// session is not read again); when st is not nil and not known, the state
+// read is put there. checkMore false skips the read that tells whether
+// messages are left (more is then true after any window that consumed
+// messages); settle false skips the recovery of interrupted windows of
+// the session, done by the caller already.
+func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID string, st *sessionState, checkMore, settle bool) (Result, bool, error) {
 	start := r.now()
 	scope = scope.WithDefaults()
 	res := newResult(sessionID)
@@ -144,18 +151,21 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 		return res, true, err
 	}
 
-	prevScene := ""
-	if scene != nil {
-		prevScene = *scene
-	} else {
+	if st == nil {
+		st = &sessionState{}
+	}
+	if !st.known {
 		sess, err := r.d.Store.GetSession(ctx, scope, sessionID)
 		switch {
 		case err == nil:
-			prevScene = sess.LastSceneName
-		case !errors.Is(err, imprint.ErrNotFound):
+			*st = sessionState{known: true, scene: sess.LastSceneName, people: sess.BetweenPeople}
+		case errors.Is(err, imprint.ErrNotFound):
+			*st = sessionState{known: true}
+		default:
 			return fail("window", fmt.Errorf("read session: %w", err))
 		}
 	}
+	prevScene := st.scene
 	res.LastSceneName = prevScene
 
 	w, err := NextWindow(ctx, r.d.Store, scope, sessionID, r.cfg.MaxMessagesPerExtraction, r.cfg.MaxBackgroundMessages)
@@ -179,7 +189,7 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 	lastScene := prevScene
 	if len(w.New) > 0 {
 		t0 := r.now()
-		mems, lastScene, err = r.extractWindow(ctx, scope, sessionID, prevScene, w, &res)
+		mems, lastScene, err = r.extractWindow(ctx, scope, sessionID, *st, w, &res)
 		met.extractDur = r.now().Sub(t0)
 		if err != nil {
 			return fail("extract", err)
@@ -233,15 +243,16 @@ func (r *Runner) ExtractPending(ctx context.Context, scope imprint.Scope, sessio
 	// session interrupted by a crash are recovered before the first window
 	// only: the windows of this loop leave a marker behind only when they
 	// fail, which ends the loop.
-	var scene *string
+	var st sessionState
 	for settle := true; ; settle = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, more, err := r.extractNext(ctx, scope, sessionID, scene, false, settle)
+		res, more, err := r.extractNext(ctx, scope, sessionID, &st, false, settle)
 		if err == nil && res.Success {
-			last := res.LastSceneName
-			scene = &last
+			st.scene = res.LastSceneName
+		} else {
+			st.known = false
 		}
 		if (len(res.MessageIDs) > 0 || !res.Success) && each != nil {
 			each(res)
@@ -266,10 +277,12 @@ func startWindow(res *Result, met *windowMetrics, w Window) {
 }
 
 // extractWindow runs the extractor (the LLM, else the heuristic one) over
-// the new messages of w, the window of a session after scene prevScene,
-// and returns its valid memories, with their ids, and its last scene name;
-// the scene names and warnings go to res. Only the LLM call fails.
-func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, sessionID, prevScene string, w Window, res *Result) ([]imprint.Memory, string, error) {
+// the new messages of w, the window of a session in state st (after its
+// last scene), and returns its valid memories, with their ids, and its
+// last scene name; the scene names and warnings go to res. Only the LLM
+// call fails.
+func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, sessionID string, st sessionState, w Window, res *Result) ([]imprint.Memory, string, error) {
+	prevScene := st.scene
 	if len(w.New) == 0 {
 		return nil, prevScene, nil
 	}
@@ -277,12 +290,16 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 	var names []string
 	var lastScene string
 	if r.d.LLM == nil {
-		cands = heuristicExtract(w.New)
+		if st.people {
+			cands = HeuristicBetweenPeople(w.New)
+		} else {
+			cands = Heuristic(w.New)
+		}
 		names, lastScene = candidateScenes(cands, prevScene)
 	} else {
 		var warns []Warning
 		var err error
-		cands, names, lastScene, warns, err = r.callExtract(ctx, prevScene, w)
+		cands, names, lastScene, warns, err = r.callExtract(ctx, st, w)
 		if err != nil {
 			return nil, prevScene, fmt.Errorf("extract memories: %w", err)
 		}
@@ -295,13 +312,21 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 	return mems, lastScene, nil
 }
 
-// callExtract makes the OpExtract call for a window and reads its scenes.
-func (r *Runner) callExtract(ctx context.Context, prevScene string, w Window) ([]Candidate, []string, string, []Warning, error) {
+// callExtract makes the extraction call for a window of a session in
+// state st (OpExtractPeople for a conversation between people, else
+// OpExtract) and reads its scenes. Between people an instruction the
+// model gives anyway is dropped, with a warning.
+func (r *Runner) callExtract(ctx context.Context, st sessionState, w Window) ([]Candidate, []string, string, []Warning, error) {
+	prevScene := st.scene
+	op, system, user := OpExtract, extractSystemPrompt, ExtractionUserMessage(prevScene, w.Background, w.New)
+	if st.people {
+		op, system, user = OpExtractPeople, extractPeopleSystemPrompt, ExtractionPeopleUserMessage(prevScene, w.Background, w.New)
+	}
 	var scenes []rawScene
 	_, err := llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
-		Op:        OpExtract,
-		System:    extractSystemPrompt,
-		Messages:  []imprint.ChatMessage{{Role: "user", Content: ExtractionUserMessage(prevScene, w.Background, w.New)}},
+		Op:        op,
+		System:    system,
+		Messages:  []imprint.ChatMessage{{Role: "user", Content: user}},
 		MaxTokens: llmMaxTokens,
 		Timeout:   r.cfg.LLMTimeout,
 	}, func(raw json.RawMessage) error {
@@ -313,6 +338,18 @@ func (r *Runner) callExtract(ctx context.Context, prevScene string, w Window) ([
 		return nil, nil, "", nil, err
 	}
 	cands, names, last, warns := scenesToCandidates(scenes, prevScene)
+	if st.people {
+		kept := cands[:0]
+		for _, c := range cands {
+			if c.Type == imprint.MemoryInstruction {
+				warns = append(warns, Warning{Stage: "parse", Code: "instruction_between_people",
+					Message: fmt.Sprintf("instruction in a conversation between people skipped: %s", clampRunes(c.Content, 200))})
+				continue
+			}
+			kept = append(kept, c)
+		}
+		cands = kept
+	}
 	return cands, names, last, warns, nil
 }
 

@@ -29,10 +29,15 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
 	if !present(fields, "messages") {
 		return imprint.Invalidf("messages is required")
 	}
-	sid, _, msgs, err := importer.ReadMessages(bytes.NewReader(body), "", sid)
+	doc, err := importer.ReadMessageDoc(bytes.NewReader(body), "", sid)
 	if err != nil {
 		return err
 	}
+	if doc.BetweenPeople {
+		// Not silently dropped: imprint import and imprint record take it.
+		return imprint.Invalidf("between_people: not supported by POST /v1/messages yet")
+	}
+	sid, msgs := doc.SessionID, doc.Messages
 	if s.d.Recorder == nil {
 		return errNoRecorder
 	}

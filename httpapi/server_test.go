@@ -202,6 +202,7 @@ func TestBadBodiesWriteNothing(t *testing.T) {
 		{"messages not an object", "POST", "/v1/messages", `[1,2]`, 400, CodeInvalid, "object"},
 		{"messages empty body", "POST", "/v1/messages", ``, 400, CodeInvalid, "body"},
 		{"messages no session", "POST", "/v1/messages", `{"messages":[{"role":"user","content":"x"}]}`, 400, CodeInvalid, "session_id"},
+		{"messages between people", "POST", "/v1/messages", `{"session_id":"s1","between_people":true,"messages":[{"role":"user","content":"x"}]}`, 400, CodeInvalid, "between_people"},
 		{"messages no messages", "POST", "/v1/messages", `{"session_id":"s1"}`, 400, CodeInvalid, "messages"},
 		{"messages not a list", "POST", "/v1/messages", `{"session_id":"s1","messages":{"role":"user"}}`, 400, CodeInvalid, "messages"},
 		{"messages bad role", "POST", "/v1/messages", `{"session_id":"s1","messages":[{"role":"user","content":"ok"},{"role":"robot","content":"x"}]}`, 400, CodeInvalid, "messages[1].role"},

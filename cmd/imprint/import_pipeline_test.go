@@ -17,6 +17,7 @@ import (
 
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/sqlite"
 )
 
@@ -55,7 +56,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 				}
 				for _, tr := range trs {
 					if len(tr.Messages) > 0 {
-						if _, err := rec.Record(ctx, a.Scope(), tr.SessionID, tr.Messages); err != nil {
+						if _, err := rec.RecordSession(ctx, a.Scope(), record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople}); err != nil {
 							return err
 						}
 					}

@@ -14,7 +14,9 @@ import (
 // must be in testdata/ (see internal/testfiles).
 func TestNothingReadsOutsideTheRepository(t *testing.T) {
 	t.Parallel()
-	needles := []string{`../shared`, `"shared", "testdata"`, `"..", "shared"`}
+	// Built from parts so this file does not name the folder itself.
+	dir := "sha" + "red"
+	needles := []string{"../" + dir, `"` + dir + `", "testdata"`, `"..", "` + dir + `"`}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -24,9 +26,6 @@ func TestNothingReadsOutsideTheRepository(t *testing.T) {
 			case ".git", "node_modules", "testdata":
 				return filepath.SkipDir
 			}
-			return nil
-		}
-		if path == "repo_test.go" {
 			return nil
 		}
 		ext := filepath.Ext(path)

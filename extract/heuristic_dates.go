@@ -39,7 +39,11 @@ func datedEN(clause, expr string, ts time.Time, future bool) string {
 	if !ok {
 		return strings.TrimRight(clause, " ,;:-–—") + " (said on " + said + ")"
 	}
-	at := strings.Index(strings.ToLower(clause), strings.ToLower(expr))
+	// Folded by ASCII only, so that a byte position in the folded clause is
+	// one in clause: strings.ToLower changes the byte length of some letters
+	// ("Ⱥ", "İ"). expr is a piece of the sentence whose case the clause may
+	// change only in ASCII letters.
+	at := strings.Index(asciiLower(clause), asciiLower(expr))
 	if at < 0 {
 		return upperFirst(adverbial) + ", " + open(clause)
 	}
@@ -128,8 +132,21 @@ func absoluteTimeEN(expr string, ts time.Time, future bool) (adverbial, noun str
 }
 
 func upperFirst(s string) string {
-	if s == "" {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// asciiLower returns s with its ASCII capitals lowercased and every other
+// byte kept, so that it has the same length and byte positions as s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

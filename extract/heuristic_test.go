@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
@@ -287,4 +288,27 @@ func ratio(a, b int) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// FuzzHeuristic runs both heuristics over any message: they never panic,
+// and valid UTF-8 in gives valid UTF-8 out within the bounds on memories.
+func FuzzHeuristic(f *testing.F) {
+	f.Add("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.")
+	f.Add("Ana", "I went to ȺȺȺȺȺȺȺȺ yesterday. Last week İİİİ moved in!")
+	f.Add("", "Xſix days ago it rained, and I got a puppy. From now on, answer in Chinese.")
+	f.Add("小明", "我昨天去了北京。下周五我要去上海出差。")
+	ts := imprint.At(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC))
+	f.Fuzz(func(t *testing.T, speaker, content string) {
+		msgs := []imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: speaker, Content: content, Timestamp: ts}}
+		for _, cs := range [][]Candidate{Heuristic(msgs), HeuristicBetweenPeople(msgs)} {
+			if len(cs) > heuristicMaxPerMessage {
+				t.Errorf("%d memories from one message, want at most %d", len(cs), heuristicMaxPerMessage)
+			}
+			for _, c := range cs {
+				if utf8.ValidString(speaker) && !utf8.ValidString(c.Content) {
+					t.Errorf("content %q is not UTF-8", c.Content)
+				}
+			}
+		}
+	})
 }

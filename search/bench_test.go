@@ -301,3 +301,121 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+var (
+	benchMsgOnce sync.Once
+	benchMsgErr  error
+)
+
+// benchMessages adds n messages to the 100k-memory fixture (once per
+// process): the real sentences again, as conversations of 40 turns
+// between two named speakers a minute apart, hash-embedded, appended in
+// batches as imprint import records them. So recall over the fixture
+// reads 100k memories and 100k messages of one scope.
+func benchMessages(b *testing.B, n int) *benchFixture {
+	f := benchMemories(b, 100_000)
+	benchMsgOnce.Do(func() {
+		ctx := context.Background()
+		sents := benchSentences(b)
+		start := time.Now()
+		base := time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
+		const turns = 40
+		for lo := 0; lo < n && benchMsgErr == nil; lo += turns {
+			msgs := make([]imprint.Message, 0, turns)
+			texts := make([]string, 0, turns)
+			for i := lo; i < min(lo+turns, n); i++ {
+				texts = append(texts, benchMemoryText(sents, (i*13)%(2*len(sents))))
+			}
+			vecs, err := f.emb.Embed(ctx, texts)
+			if err != nil {
+				benchMsgErr = err
+				break
+			}
+			for k, t := range texts {
+				i := lo + k
+				role, speaker := imprint.RoleUser, "Ada"
+				if i%2 == 1 {
+					role, speaker = imprint.RoleAssistant, "Grace"
+				}
+				msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("msg-%06d", i), Role: role, Speaker: speaker, Content: t,
+					Timestamp: imprint.At(base.Add(time.Duration(i) * time.Minute)), Vec: vecs[k], Embedder: f.emb.Name()})
+			}
+			_, benchMsgErr = f.db.AppendMessages(ctx, benchScope, fmt.Sprintf("conv-%d", lo/turns), msgs)
+		}
+		b.Logf("%d messages added in %s", n, time.Since(start).Round(time.Millisecond))
+	})
+	if benchMsgErr != nil {
+		b.Fatal(benchMsgErr)
+	}
+	return f
+}
+
+// benchLatency runs one query per iteration, rotating through queries,
+// and reports p50/p95 in ms and the mean number of results.
+func benchLatency(b *testing.B, queries []string, run func(q string) (int, error)) {
+	durs := make([]time.Duration, 0, 1024)
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		got, err := run(queries[i%len(queries)])
+		durs = append(durs, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += got
+	}
+	slices.Sort(durs)
+	pct := func(p float64) float64 {
+		return float64(durs[max(int(math.Ceil(p*float64(len(durs))))-1, 0)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(float64(n)/float64(len(durs)), "results/op")
+}
+
+// BenchmarkSearchMessages is BenchmarkSearch over the 100k messages of
+// benchMessages (Kinds message, limit 10), hybrid and keywords only.
+func BenchmarkSearchMessages(b *testing.B) {
+	for _, mode := range []string{"hybrid", "keyword"} {
+		for _, kind := range []string{"uncommon", "common"} {
+			b.Run(fmt.Sprintf("%s/%s/100k", mode, kind), func(b *testing.B) {
+				f := benchMessages(b, 100_000)
+				words, _ := benchQueryWords(f.texts, kind == "common", 40)
+				if kind == "common" {
+					words = words[:12]
+				}
+				s := Searcher{Store: f.db}
+				if mode == "hybrid" {
+					s.Embedder = f.emb
+				}
+				ctx := context.Background()
+				benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
+					hits, err := s.Search(ctx, Query{Scope: benchScope, Text: q, Kinds: []imprint.Kind{imprint.KindMessage}, Limit: 10})
+					return len(hits), err
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkRecall runs Recaller.Recall at the default budget over the
+// fixture's 100k memories and 100k messages, with the hash embedder, for
+// queries of uncommon and of common words. results/op is the block's
+// records.
+func BenchmarkRecall(b *testing.B) {
+	for _, kind := range []string{"uncommon", "common"} {
+		b.Run(kind+"/100k", func(b *testing.B) {
+			f := benchMessages(b, 100_000)
+			words, _ := benchQueryWords(f.texts, kind == "common", 40)
+			if kind == "common" {
+				words = words[:12]
+			}
+			r := Recaller{Searcher: Searcher{Store: f.db, Embedder: f.emb}, Memories: f.db, Traces: f.db}
+			ctx := context.Background()
+			benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
+				res, err := r.Recall(ctx, RecallQuery{Scope: benchScope, Text: q})
+				return len(res.Hits), err
+			})
+		})
+	}
+}

@@ -306,7 +306,10 @@ func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, 
 		}
 		text = append(text, th)
 	}
-	if vec != nil {
+	lexical := imprint.IsLexical(r.Embedder)
+	// A lexical embedder's vectors only fill places (fuseHybrid): not
+	// needed when the keywords filled them all.
+	if vec != nil && !(lexical && len(Fuse(limit, text...)) >= limit) {
 		floor := r.MinScore
 		switch {
 		case floor == 0:
@@ -321,7 +324,7 @@ func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, 
 		}
 		vecs = append(vecs, vh)
 	}
-	return fuseHybrid(limit, depth, imprint.IsLexical(r.Embedder), text, vecs), nil
+	return fuseHybrid(limit, depth, lexical, text, vecs), nil
 }
 
 // layout writes the block: the opening tag and header, then each

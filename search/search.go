@@ -99,9 +99,12 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 	// Each list is fetched deeper than the limit so fusion has room to
 	// promote hits that rank well in the other list.
 	depth := max(q.Limit*3, 20)
-	// The keyword and vector searches of every kind are independent: they
-	// run concurrently (bounded), each into its own slot, so the fused
-	// order is the same as run one after the other.
+	// The searches of every kind are independent: they run concurrently
+	// (bounded), each into its own slot, so the fused order is the same as
+	// run one after the other. A lexical embedder's vectors only fill
+	// places the keywords leave (fuseHybrid), so they are searched only
+	// when the keywords found fewer hits than the limit.
+	lexical := imprint.IsLexical(s.Embedder)
 	text, vecs := make([][]imprint.Hit, len(kinds)), make([][]imprint.Hit, len(kinds))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(searchWorkers)
@@ -115,29 +118,42 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 			return nil
 		})
 	}
-	var vec []float32
-	if s.Embedder != nil {
-		if vs, err := s.Embedder.Embed(gctx, []string{q.Text}); err == nil && len(vs) == 1 && len(vs[0]) > 0 {
-			vec = vs[0]
-		}
-	}
-	if vec != nil {
-		for i, k := range kinds {
-			g.Go(func() error {
-				vh, err := s.Store.SearchVector(gctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vec, Embedder: s.Embedder.Name(),
-					SessionID: q.SessionID, MinScore: minScore(s.Embedder), Limit: depth})
-				if err != nil {
-					return fmt.Errorf("search %s vectors: %w", k, err)
-				}
-				vecs[i] = vh
-				return nil
-			})
-		}
+	if s.Embedder != nil && !lexical {
+		s.searchVectors(gctx, g, q, kinds, depth, vecs)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return fuseHybrid(q.Limit, depth, imprint.IsLexical(s.Embedder), text, vecs), nil
+	if s.Embedder != nil && lexical && len(Fuse(q.Limit, text...)) < q.Limit {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(searchWorkers)
+		s.searchVectors(gctx, g, q, kinds, depth, vecs)
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+	}
+	return fuseHybrid(q.Limit, depth, lexical, text, vecs), nil
+}
+
+// searchVectors embeds the query and starts, in g, one vector search per
+// kind into its slot of vecs. An embedding failure starts none: search
+// degrades to keywords.
+func (s Searcher) searchVectors(ctx context.Context, g *errgroup.Group, q Query, kinds []imprint.Kind, depth int, vecs [][]imprint.Hit) {
+	vs, err := s.Embedder.Embed(ctx, []string{q.Text})
+	if err != nil || len(vs) != 1 || len(vs[0]) == 0 {
+		return
+	}
+	for i, k := range kinds {
+		g.Go(func() error {
+			vh, err := s.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vs[0], Embedder: s.Embedder.Name(),
+				SessionID: q.SessionID, MinScore: minScore(s.Embedder), Limit: depth})
+			if err != nil {
+				return fmt.Errorf("search %s vectors: %w", k, err)
+			}
+			vecs[i] = vh
+			return nil
+		})
+	}
 }
 
 // fuseHybrid fuses a search's keyword lists and vector lists (searched

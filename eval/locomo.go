@@ -73,7 +73,8 @@ type Dataset struct {
 	// SplitEvidence counts evidence entries that named several dia ids
 	// and were split.
 	SplitEvidence int
-	// Malformed counts qa items that could not be read (skipped).
+	// Malformed counts qa items that could not be read, and those of a
+	// sample whose sample_id an earlier sample has (skipped).
 	Malformed int
 }
 
@@ -99,12 +100,14 @@ func ReadLoCoMoFile(path string) (Dataset, error) {
 	if err != nil {
 		return Dataset{}, imprint.Invalidf("%s: %v", path, err)
 	}
-	return ReadLoCoMo(bytes.NewReader(data), path)
+	return readLoCoMo(data, path)
 }
 
 // ReadLoCoMo reads a LoCoMo file (a JSON array of samples, or one sample):
 // the conversations with importer.ReadLoCoMo (dates in UTC, as imprint
-// import reads them by default), and every sample's qa list. It returns
+// import reads them by default), and every sample's qa list. The questions
+// of a sample whose sample_id an earlier sample has are skipped (counted in
+// Malformed), as the importer skips its conversation. It returns
 // ErrInvalid when the input is not LoCoMo: not JSON, no conversation
 // imports, or no question.
 func ReadLoCoMo(r io.Reader, file string) (Dataset, error) {
@@ -112,6 +115,10 @@ func ReadLoCoMo(r io.Reader, file string) (Dataset, error) {
 	if err != nil {
 		return Dataset{}, fmt.Errorf("read %s: %w", file, err)
 	}
+	return readLoCoMo(data, file)
+}
+
+func readLoCoMo(data []byte, file string) (Dataset, error) {
 	trs, err := importer.ReadLoCoMo(bytes.NewReader(data), file, time.UTC)
 	if err != nil {
 		return Dataset{}, err
@@ -125,16 +132,24 @@ func ReadLoCoMo(r io.Reader, file string) (Dataset, error) {
 	if len(ds.Transcripts) == 0 {
 		return Dataset{}, imprint.Invalidf("%s: no LoCoMo conversation with messages", file)
 	}
-	samples, err := qaSamples(data)
+	samples, err := importer.LoCoMoSamples(data)
 	if err != nil {
 		return Dataset{}, imprint.Invalidf("%s: not a LoCoMo file: %v", file, err)
 	}
-	for i, s := range samples {
-		// The importer names a sample without an id by its position.
-		sid := strings.TrimSpace(s.SampleID)
-		if sid == "" {
-			sid = fmt.Sprintf("locomo-%d", i+1)
+	seen := map[string]bool{}
+	for i, raw := range samples {
+		// A malformed sample keeps its place (for the positional id) and
+		// contributes no questions; the importer reports it.
+		var s locomoQA
+		_ = json.Unmarshal(raw, &s)
+		sid := importer.LoCoMoSampleID(s.SampleID, i)
+		if seen[sid] {
+			// The importer kept the conversation of the first sample with
+			// this id: these dia ids would resolve to its turns.
+			ds.Malformed += len(s.QA)
+			continue
 		}
+		seen[sid] = true
 		for j, raw := range s.QA {
 			var q locomoQuestion
 			if err := json.Unmarshal(raw, &q); err != nil || strings.TrimSpace(q.Question) == "" {
@@ -153,29 +168,6 @@ func ReadLoCoMo(r io.Reader, file string) (Dataset, error) {
 		return Dataset{}, imprint.Invalidf("%s: no qa items: not a LoCoMo file with questions", file)
 	}
 	return ds, nil
-}
-
-// qaSamples reads the samples' ids and qa lists from a JSON array of
-// samples or a single sample object.
-func qaSamples(data []byte) ([]locomoQA, error) {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		var one locomoQA
-		if err := json.Unmarshal(t, &one); err != nil {
-			return nil, err
-		}
-		return []locomoQA{one}, nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	out := make([]locomoQA, len(raw))
-	for i, r := range raw {
-		// A malformed sample keeps its place (for the positional id) and
-		// contributes no questions; the importer reports it.
-		_ = json.Unmarshal(r, &out[i])
-	}
-	return out, nil
 }
 
 // splitEvidence trims the evidence entries and splits those naming several

@@ -142,6 +142,38 @@ func TestEvalReadLoCoMoInvalid(t *testing.T) {
 	})
 }
 
+// The importer keeps the conversation of the first of two samples with one
+// sample_id; the second's questions are skipped, not resolved against the
+// first's turns.
+func TestEvalReadLoCoMoDuplicateSampleID(t *testing.T) {
+	t.Parallel()
+	sample := func(text, question string) string {
+		return `{"sample_id": "dup", "conversation": {"speaker_a": "A", "speaker_b": "B",
+			"session_1_date_time": "1:00 pm on 8 May, 2023",
+			"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "` + text + `"}]},
+			"qa": [{"question": "` + question + `", "answer": "x", "evidence": ["D1:1"], "category": 4},
+				{"question": "` + question + ` again?", "answer": "x", "evidence": ["D1:1"], "category": 4}]}`
+	}
+	in := "[" + sample("I live in Lisbon.", "Where does A live?") + "," + sample("I adopted a puppy.", "What did A adopt?") + "]"
+	ds, err := ReadLoCoMo(strings.NewReader(in), "dup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Transcripts) != 1 || ds.Transcripts[0].Messages[0].Content != "I live in Lisbon." {
+		t.Fatalf("transcripts: %+v, want the first sample's", ds.Transcripts)
+	}
+	var got []string
+	for _, q := range ds.Questions {
+		got = append(got, q.SampleID+" "+q.Text)
+	}
+	if diff := cmp.Diff([]string{"dup Where does A live?", "dup Where does A live? again?"}, got); diff != "" {
+		t.Errorf("questions (-want +got):\n%s", diff)
+	}
+	if ds.Malformed != 2 {
+		t.Errorf("malformed %d, want the second sample's 2 questions", ds.Malformed)
+	}
+}
+
 func TestEvalBM25Query(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{

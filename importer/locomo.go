@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -71,7 +72,7 @@ func ReadLoCoMo(r io.Reader, file string, loc *time.Location) ([]Transcript, err
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	raw, err := locomoSamples(data)
+	raw, err := LoCoMoSamples(data)
 	if err != nil {
 		return nil, imprint.Invalidf("%s: not a LoCoMo file: %v", file, err)
 	}
@@ -105,11 +106,11 @@ func ReadLoCoMo(r io.Reader, file string, loc *time.Location) ([]Transcript, err
 	return out, nil
 }
 
-// locomoSamples splits the file into its samples: a JSON array, or a single
-// object.
-func locomoSamples(data []byte) ([]json.RawMessage, error) {
-	trimmed := strings.TrimSpace(string(data))
-	if strings.HasPrefix(trimmed, "{") {
+// LoCoMoSamples splits a LoCoMo file into its samples, undecoded: a JSON
+// array of samples, or a single sample object. Anything else is an error
+// from encoding/json.
+func LoCoMoSamples(data []byte) ([]json.RawMessage, error) {
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		var one json.RawMessage
 		if err := json.Unmarshal(data, &one); err != nil {
 			return nil, err
@@ -123,6 +124,16 @@ func locomoSamples(data []byte) ([]json.RawMessage, error) {
 	return raw, nil
 }
 
+// LoCoMoSampleID returns the session id ReadLoCoMo gives the sample at
+// index (0-based) of a file whose sample_id is id: id without surrounding
+// space, or "locomo-<index+1>" when that is empty.
+func LoCoMoSampleID(id string, index int) string {
+	if id = strings.TrimSpace(id); id != "" {
+		return id
+	}
+	return fmt.Sprintf("locomo-%d", index+1)
+}
+
 // readLoCoMoSample converts one sample. ok is false when nothing of it can be
 // imported; its warnings say why.
 func readLoCoMoSample(s locomoSample, index int, file string, loc *time.Location) (tr Transcript, ok bool) {
@@ -133,9 +144,8 @@ func readLoCoMoSample(s locomoSample, index int, file string, loc *time.Location
 	warn := func(format string, args ...any) {
 		tr.Warnings = append(tr.Warnings, Warning{File: file, Message: label + ": " + fmt.Sprintf(format, args...)})
 	}
-	tr.SessionID = strings.TrimSpace(s.SampleID)
-	if tr.SessionID == "" {
-		tr.SessionID = fmt.Sprintf("locomo-%d", index+1)
+	tr.SessionID = LoCoMoSampleID(s.SampleID, index)
+	if strings.TrimSpace(s.SampleID) == "" {
 		warn("no sample_id; using %q", tr.SessionID)
 	} else {
 		label = fmt.Sprintf("sample %q", tr.SessionID)

@@ -87,7 +87,8 @@ func englishInstruction(text string, sp speaker) (c Candidate, ok, directive boo
 	if enIdiom.MatchString(text) {
 		return Candidate{}, false, true
 	}
-	if m := enRemember.FindStringSubmatch(text); m != nil && isFirstPersonSubject(m[1]) {
+	remember := enRemember.FindStringSubmatch(text)
+	if m := remember; m != nil && isFirstPersonSubject(m[1]) {
 		// "Remember that I'm vegetarian" tells a fact about the speaker,
 		// when what follows is one ("remember, I'm always here for you"
 		// is not).
@@ -101,7 +102,7 @@ func englishInstruction(text string, sp speaker) (c Candidate, ok, directive boo
 			SceneName: HeuristicScenePersona,
 		}, true, false
 	}
-	if !isDirective(text) {
+	if !isDirective(text, remember) {
 		return Candidate{}, false, false
 	}
 	if sp.people {
@@ -120,8 +121,9 @@ func englishInstruction(text string, sp speaker) (c Candidate, ok, directive boo
 }
 
 // isDirective reports whether text is a standing directive to its
-// listener (see the comment at the top of this file).
-func isDirective(text string) bool {
+// listener (see the comment at the top of this file). remember is text's
+// match of enRemember, which the caller has already run.
+func isDirective(text string, remember []string) bool {
 	if m := enFromNow.FindStringSubmatch(text); m != nil {
 		// "From now on I'll eat better" is a resolution.
 		return !isFirstPersonSubject(m[1]) && (directiveStart(m[1]) || ruleClause(m[1]))
@@ -132,7 +134,7 @@ func isDirective(text string) bool {
 	if m := enAlways.FindStringSubmatch(text); m != nil {
 		return directiveStart(m[1])
 	}
-	if m := enRemember.FindStringSubmatch(text); m != nil {
+	if m := remember; m != nil {
 		// "Remember to run the linter before committing"; "remember when
 		// we …" reminisces, and "don't forget to book it" is for today.
 		rest, ok := strings.CutPrefix(strings.ToLower(m[1]), "to ")
@@ -158,8 +160,10 @@ func isDirective(text string) bool {
 		return true
 	}
 	// "Answer in English from now on, please."
-	if m := enImperative.FindStringSubmatch(text); m != nil && enStanding.MatchString(text) {
-		return directiveStart(m[1])
+	if enStanding.MatchString(text) {
+		if m := enImperative.FindStringSubmatch(text); m != nil {
+			return directiveStart(m[1])
+		}
 	}
 	return false
 }

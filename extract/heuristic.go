@@ -130,7 +130,7 @@ func speakerOf(m imprint.Message, people bool) speaker {
 	if people && m.Role != imprint.RoleUser {
 		sp.name = defaultOther
 	}
-	if name := strings.Join(strings.Fields(m.Speaker), " "); name != "" {
+	if name := oneLine(m.Speaker); name != "" {
 		sp.name, sp.named = name, true
 	}
 	return sp
@@ -140,7 +140,7 @@ func speakerOf(m imprint.Message, people bool) speaker {
 func speakerNames(msgs []imprint.Message) map[imprint.Role]string {
 	names := map[imprint.Role]string{}
 	for _, m := range msgs {
-		if name := strings.Join(strings.Fields(m.Speaker), " "); name != "" && names[m.Role] == "" {
+		if name := oneLine(m.Speaker); name != "" && names[m.Role] == "" {
 			names[m.Role] = name
 		}
 	}
@@ -1124,7 +1124,7 @@ func lowerFirst(s string) string {
 
 // finishContent capitalizes, bounds and terminates a memory's content.
 func finishContent(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = oneLine(s)
 	s = strings.TrimRight(s, " ,;:-–—")
 	if utf8.RuneCountInString(s) > heuristicMaxContent {
 		rs := []rune(s)[:heuristicMaxContent]

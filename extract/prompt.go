@@ -63,7 +63,7 @@ func ExtractionPeopleUserMessage(previousScene string, background, newMsgs []imp
 
 func userMessage(previousScene string, background, newMsgs []imprint.Message, people bool) string {
 	var b strings.Builder
-	scene := strings.Join(strings.Fields(previousScene), " ")
+	scene := oneLine(previousScene)
 	if scene == "" {
 		scene = noneMarker
 	}
@@ -71,9 +71,11 @@ func userMessage(previousScene string, background, newMsgs []imprint.Message, pe
 	b.WriteString(scene)
 	if people {
 		var names []string
-		for _, m := range append(append([]imprint.Message(nil), background...), newMsgs...) {
-			if n := speakerLabel(m.Speaker); n != "" && !contains(names, n) {
-				names = append(names, n)
+		for _, msgs := range [][]imprint.Message{background, newMsgs} {
+			for _, m := range msgs {
+				if n := speakerLabel(m.Speaker); n != "" && !contains(names, n) {
+					names = append(names, n)
+				}
 			}
 		}
 		b.WriteString("\nSPEAKERS: ")
@@ -99,11 +101,14 @@ func userMessage(previousScene string, background, newMsgs []imprint.Message, pe
 	return b.String()
 }
 
+// speakerBrackets turns the brackets of a speaker's name into parentheses,
+// so that the name cannot close a block's field.
+var speakerBrackets = strings.NewReplacer("[", "(", "]", ")")
+
 // speakerLabel is a speaker's name as a block shows it: one line, without
 // brackets.
 func speakerLabel(name string) string {
-	name = strings.NewReplacer("[", "(", "]", ")").Replace(name)
-	return strings.Join(strings.Fields(name), " ")
+	return oneLine(speakerBrackets.Replace(name))
 }
 
 // writeBlocks writes msgs as blocks; with bySpeaker a block names the

@@ -670,7 +670,7 @@ func englishEpisodic(text string, sp speaker, w enWords) (Candidate, bool) {
 		if timeExpr != "" {
 			prio = 70
 		}
-		if lc := strings.ToLower(clause); strings.Contains(lc, strings.ToLower(sp.name)+" just") || strings.Contains(lc, "they just") {
+		if lc := strings.ToLower(clause); containsWords(lc, strings.ToLower(sp.name)+" just") || containsWords(lc, "they just") {
 			prio = 75
 		}
 		if enLifeEvent.MatchString(clause) {
@@ -732,6 +732,29 @@ func englishEpisodic(text string, sp speaker, w enWords) (Candidate, bool) {
 	}
 	return Candidate{}, false
 }
+
+// containsWords reports whether s holds phrase as whole words: with no
+// letter, digit or underscore right before or after it. "ana just" is in
+// "then ana just left", not in "diana just left" or "ana justified it".
+func containsWords(s, phrase string) bool {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], phrase)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(phrase)
+		before, _ := utf8.DecodeLastRuneInString(s[:start])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if !isWordRune(before) && !isWordRune(after) {
+			return true
+		}
+		_, n := utf8.DecodeRuneInString(s[start:])
+		i = start + n
+	}
+	return false
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 // activityVerb reports whether a progressive verb (and the word after it)
 // names an activity: "looking into" does, "looking forward" does not.

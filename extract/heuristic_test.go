@@ -312,3 +312,53 @@ func FuzzHeuristic(f *testing.F) {
 		}
 	})
 }
+
+// An episodic memory of something the speaker just did ranks above a dated
+// one; a name or "just…" word that only contains the speaker's name or
+// "just" ("Diana", "justified") does not count.
+func TestHeuristicJustPriority(t *testing.T) {
+	t.Parallel()
+	ts := imprint.At(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC))
+	E := imprint.MemoryEpisodic
+	tests := []struct {
+		in   string
+		want heuristicMemo
+	}{
+		{"I just finished my thesis yesterday.", heuristicMemo{"Ana just finished their thesis on 7 May 2023.", E, 75, "2023-05-07"}},
+		{"I visited Diana just after lunch yesterday.", heuristicMemo{"Ana visited Diana just after lunch on 7 May 2023.", E, 70, "2023-05-07"}},
+		{"I justified the expense to my boss yesterday.", heuristicMemo{"Ana justified the expense to their boss on 7 May 2023.", E, 70, "2023-05-07"}},
+		{"I visited Diana just after lunch and then I just left.", heuristicMemo{"Ana visited Diana just after lunch and then they just left (said on 8 May 2023).", E, 75, ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			got := HeuristicBetweenPeople([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: "Ana", Content: tc.in, Timestamp: ts}})
+			if diff := cmp.Diff([]heuristicMemo{tc.want}, memos(got)); diff != "" {
+				t.Errorf("HeuristicBetweenPeople(%q) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestContainsWords(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"ana just left", true},
+		{"then ana just left", true},
+		{"(ana just)", true},
+		{"diana just left", false},
+		{"ana justified it", false},
+		{"_ana just left", false},
+		{"diana just left, and ana just came", true},
+		{"élana just left", false},
+		{"ana just", true},
+		{"", false},
+	} {
+		if got := containsWords(tc.s, "ana just"); got != tc.want {
+			t.Errorf("containsWords(%q, \"ana just\") = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}

@@ -479,13 +479,6 @@ type MessageDoc struct {
 	Messages      []imprint.Message
 }
 
-// ReadMessages reads §4.2 L0 input as ReadMessageDoc does and returns the
-// session id, the scope (nil when the input gives none) and the messages.
-func ReadMessages(r io.Reader, file string, sessionID string) (string, *imprint.Scope, []imprint.Message, error) {
-	doc, err := ReadMessageDoc(r, file, sessionID)
-	return doc.SessionID, doc.Scope, doc.Messages, err
-}
-
 // ReadMessageDoc reads §4.2 L0 input: an object {"session_id", "scope",
 // "between_people", "messages": [...]}, or a stream of message objects
 // (JSONL, or a JSON array) for the session sessionID. Each message needs

@@ -176,12 +176,12 @@ func TestReadImprintNothingUsable(t *testing.T) {
 		!strings.Contains(err.Error(), "line 2: malformed JSON") {
 		t.Errorf("ReadEpisodes with a malformed line: err = %v, want ErrInvalid naming line 2", err)
 	}
-	if _, _, _, err := ReadMessages(strings.NewReader(`{"role":"user","content":"a"}`+"\n{oops\n"), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) ||
+	if _, err := ReadMessageDoc(strings.NewReader(`{"role":"user","content":"a"}`+"\n{oops\n"), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) ||
 		!strings.Contains(err.Error(), "line 2: malformed JSON") {
-		t.Errorf("ReadMessages with a malformed line: err = %v, want ErrInvalid naming line 2", err)
+		t.Errorf("ReadMessageDoc with a malformed line: err = %v, want ErrInvalid naming line 2", err)
 	}
-	if _, _, _, err := ReadMessages(strings.NewReader(`{"role":"user","content":"a"}`+"\n"+`{"role":"tool","content":"t"}`), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) {
-		t.Errorf("ReadMessages with an invalid message: err = %v, want ErrInvalid", err)
+	if _, err := ReadMessageDoc(strings.NewReader(`{"role":"user","content":"a"}`+"\n"+`{"role":"tool","content":"t"}`), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) {
+		t.Errorf("ReadMessageDoc with an invalid message: err = %v, want ErrInvalid", err)
 	}
 }
 

@@ -142,12 +142,13 @@ func TestReadEpisodesSkippedParts(t *testing.T) {
 	}
 }
 
-func TestReadMessages(t *testing.T) {
+func TestReadMessageDoc(t *testing.T) {
 	t.Parallel()
 	obj := `{"session_id":"chat-1","scope":{"tenant":"t","user":"u","agent":"a"},"messages":[
 	  {"id":"m1","role":"user","content":"I moved to Porto","timestamp":"2026-05-01T10:00:00Z"},
 	  {"role":"assistant","content":[{"type":"text","text":"Noted."}],"timestamp":1777629601000}]}`
-	sid, scope, msgs, err := ReadMessages(strings.NewReader(obj), "m.json", "flag-session")
+	doc, err := ReadMessageDoc(strings.NewReader(obj), "m.json", "flag-session")
+	sid, scope, msgs := doc.SessionID, doc.Scope, doc.Messages
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,13 +164,14 @@ func TestReadMessages(t *testing.T) {
 	}
 
 	stream := `{"role":"user","content":"a"}` + "\n" + `{"role":"assistant","content":"b"}` + "\n"
-	sid, scope, msgs, err = ReadMessages(strings.NewReader(stream), "-", "flag-session")
+	doc, err = ReadMessageDoc(strings.NewReader(stream), "-", "flag-session")
+	sid, scope, msgs = doc.SessionID, doc.Scope, doc.Messages
 	if err != nil || sid != "flag-session" || scope != nil || len(msgs) != 2 || msgs[1].SessionID != "flag-session" {
 		t.Errorf("stream: %q %v %d %v", sid, scope, len(msgs), err)
 	}
 }
 
-func TestReadMessagesInvalid(t *testing.T) {
+func TestReadMessageDocInvalid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in, session, want string
@@ -185,7 +187,7 @@ func TestReadMessagesInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, _, _, err := ReadMessages(strings.NewReader(tt.in), "", tt.session)
+			_, err := ReadMessageDoc(strings.NewReader(tt.in), "", tt.session)
 			if !errors.Is(err, imprint.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want ErrInvalid naming %q", err, tt.want)
 			}

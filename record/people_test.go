@@ -93,6 +93,31 @@ func TestRecordBetweenPeople(t *testing.T) {
 	}
 }
 
+// A session already marked between people is not marked again: later
+// calls of the conversation run no marking write before their append.
+func TestRecordBetweenPeopleMarksOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Deps{}, Config{})
+	st := &orderStore{Store: f.db}
+	f = withStore(t, f, st, Config{})
+	ctx := context.Background()
+	for _, id := range []string{"c1", "c2", "c3"} {
+		if _, err := f.rec.RecordSession(ctx, scope, Session{SessionID: "conv-26", Messages: []imprint.Message{user(id, "I went hiking.")}, BetweenPeople: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := cmp.Diff([]string{"mark conv-26", "append conv-26", "append conv-26", "append conv-26"}, st.calls); d != "" {
+		t.Errorf("store calls (-want +got):\n%s", d)
+	}
+	s, err := f.db.GetSession(ctx, scope, "conv-26")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.BetweenPeople || s.RoundsSinceExtraction != 3 {
+		t.Errorf("session %+v: want marked between people with 3 rounds", s)
+	}
+}
+
 // When the marker cannot be written, the call fails and none of its
 // messages are stored: they would otherwise be extracted as a
 // conversation with an assistant.

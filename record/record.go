@@ -324,7 +324,7 @@ func (r *Recorder) commit(group []*call) {
 		if c.betweenPeople {
 			// Before the messages: extraction must never read them as
 			// a conversation with an assistant.
-			if err := r.d.Store.MarkBetweenPeople(c.ctx, c.scope, c.sessionID); err != nil {
+			if err := r.markBetweenPeople(c); err != nil {
 				c.err = fmt.Errorf("mark session between people: %w", err)
 				continue
 			}
@@ -377,6 +377,17 @@ func (r *Recorder) commit(group []*call) {
 			c.notified = true
 		}
 	}
+}
+
+// markBetweenPeople marks c's session between people unless a read shows
+// it marked already: the read is cheaper than the write transaction every
+// later call of a conversation would otherwise run, and skipping is safe
+// because the marking is never undone.
+func (r *Recorder) markBetweenPeople(c *call) error {
+	if s, err := r.d.Store.GetSession(c.ctx, c.scope, c.sessionID); err == nil && s.BetweenPeople {
+		return nil
+	}
+	return r.d.Store.MarkBetweenPeople(c.ctx, c.scope, c.sessionID)
 }
 
 // appendBatches stores the calls in one AppendMessageBatches transaction.

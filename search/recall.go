@@ -23,9 +23,9 @@ const maxRecallBudget = 32000
 // Depths of the recall searches and the length limits of a bullet's parts,
 // in runes. Bullets are cut so one long record cannot eat the budget.
 const (
-	recallMemoryHits   = 12
-	recallTraceHits    = 6
-	recallMessageHits  = 8
+	recallMemoryHits   = 8
+	recallTraceHits    = 4
+	recallMessageHits  = 12
 	maxMessageRunes    = 300
 	recallInstructions = 200
 	maxMemoryRunes     = 600

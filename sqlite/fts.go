@@ -34,7 +34,7 @@ var ftsSQL = func() map[string][4]string {
 		}
 		words := `INSERT INTO ` + kind + `_words (rowid, text) VALUES (?, ?)`
 		if kind == "message" {
-			words = `INSERT INTO message_words (rowid, text, who, date, context) VALUES (?, ?, ?, ?, ?)`
+			words = `INSERT INTO message_words (rowid, text, date, who) VALUES (?, ?, ?, ?)`
 		}
 		m[kind] = [4]string{
 			reg(`INSERT INTO ` + kind + `_fts (rowid, text) VALUES (?, ?)`),
@@ -91,12 +91,11 @@ func rawFTSWriter(tx *rawTx, kind string) *ftsWriter {
 }
 
 // insertMessage indexes a message under its seq: its own words, and apart
-// from them the words of its context (see messageDoc).
+// from them its dates and speaker (see messageDoc).
 func (w *ftsWriter) insertMessage(seq int64, d messageDoc) error {
 	words, cjk := indexTexts(d.text)
 	who, _ := indexTexts(d.who)
-	context, _ := indexTexts(d.context)
-	if err := w.exec(ftsInsWords, seq, words, who, d.date, context); err != nil {
+	if err := w.exec(ftsInsWords, seq, words, d.date, who); err != nil {
 		return err
 	}
 	if cjk != "" {

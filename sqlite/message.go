@@ -157,7 +157,7 @@ func (db *DB) newMessageAppender(ctx context.Context, tx *sql.Tx) (*messageAppen
 		a.close()
 		return nil, err
 	}
-	if a.last, err = db.stmt(ctx, tx, lastMessageSQL); err != nil {
+	if a.last, err = db.stmt(ctx, tx, lastSpeakerSQL); err != nil {
 		a.close()
 		return nil, err
 	}
@@ -193,11 +193,11 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 	seen := make(map[string]bool, len(b.Messages))
 	rounds := 0
 	var lastSeq int64
-	// prev is the previous turn of the conversation, indexed as the next
-	// message's context: the session's latest stored message, then each
-	// message of the batch in turn (a duplicate is still a turn).
-	var prev imprint.Message
-	if err := a.last.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...).Scan(&prev.Content, &prev.Speaker); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	// prevSpeaker is who said the turn a message answers (newMessageDoc):
+	// the session's latest stored message, then each message of the batch
+	// in turn (a duplicate is still a turn).
+	var prevSpeaker string
+	if err := a.last.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...).Scan(&prevSpeaker); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return res, err
 	}
 	for _, m := range b.Messages {
@@ -220,8 +220,8 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 		if err != nil {
 			return res, err
 		}
-		doc := newMessageDoc(m, prev)
-		prev = m
+		doc := newMessageDoc(m, prevSpeaker)
+		prevSpeaker = m.Speaker
 		if n, _ := r.RowsAffected(); n == 0 {
 			res.Duplicates = append(res.Duplicates, m.ID)
 			continue

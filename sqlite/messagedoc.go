@@ -12,49 +12,59 @@ import (
 )
 
 // Column weights of message_words in bm25: a query word found in the
-// message itself or in who said it counts fully, one found in its dates or
-// in the turn it answers counts half, so that of two messages the one that
-// says the words ranks first. Chosen on the LoCoMo retrieval benchmark
-// (docs/benchmarks.md, "Retrieval on LoCoMo"), where recall@10 moved by
-// less than 0.02 over who 0.5–2 and context 0.5–0.9.
+// message itself counts fully, one found in its dates half. Chosen on the
+// LoCoMo retrieval benchmark (docs/benchmarks.md, "Retrieval on LoCoMo").
+// The speaker column is only ever queried alone (messagesBySpeaker).
 const (
-	weightText    = 1.0
-	weightWho     = 1.0
-	weightDate    = 0.5
-	weightContext = 0.5
+	weightText = 1.0
+	weightDate = 0.5
+	weightWho  = 1.0
 )
 
 // messageRank is the bm25 call that ranks message_words.
-var messageRank = fmt.Sprintf("bm25(message_words, %g, %g, %g, %g)", weightText, weightWho, weightDate, weightContext)
+var messageRank = fmt.Sprintf("bm25(message_words, %g, %g, %g)", weightText, weightDate, weightWho)
 
-// maxContextRunes bounds the previous turn indexed with a message: a reply
-// answers the end of a long turn more than its beginning, so the tail is
-// kept. Every context word is one more match for the queries it is in, so
-// it costs search time at size: at 600 runes message search at 100k rows
-// was 1.5x slower than without context, at 200 recall@10 on LoCoMo is the
-// same as at 600 (docs/benchmarks.md).
-const maxContextRunes = 200
+// weightSpeaker raises the score of a message whose speaker the query
+// names ("What did Caroline paint?") by this share. The speaker is
+// matched at query time on the messages the words found, not ranked in the
+// index: in a conversation of two people each name is the speaker of half
+// of the messages, so as a ranked term it made every question that names
+// someone score half the conversation.
+const weightSpeaker = 1.5
+
+// A message's neighbours in its session share its score: the reply gains
+// weightReply of the score of the message it answers ("What did you
+// paint?" → "A sunset."), and the message gains weightAnswered of its
+// reply's ("Here's our latest one [photo]" → "Wow, that sunset painting is
+// gorgeous!"), both below a message that says the words itself. This is
+// scored at query time (messageContext) rather than indexed with every
+// message: indexed, the previous turn doubled the rows a common word
+// matches and made message search at 100k rows up to 3x slower.
+// Chosen on the LoCoMo retrieval benchmark (docs/benchmarks.md).
+const (
+	weightReply    = 0.7
+	weightAnswered = 0.4
+)
 
 // messageDoc is what the keyword index holds for one message.
 type messageDoc struct {
-	text, who, date, context string
+	text, date, who string
 }
 
-// newMessageDoc makes the index document of m, which follows prev (the
-// session's previous message; zero for the first). Between people, the
-// name of the one m answers is most often a form of address ("Wow,
-// Melanie!"), which says nothing of what m is about: it is left out of m's
-// own words, so a question about Melanie finds what Melanie said.
-func newMessageDoc(m imprint.Message, prev imprint.Message) messageDoc {
+// newMessageDoc makes the index document of m, which follows a message of
+// prevSpeaker ("" for the session's first). Between people, the name of
+// the one m answers is most often a form of address ("Wow, Melanie!"),
+// which says nothing of what m is about: it is left out of m's own words,
+// so a question about Melanie finds what Melanie said.
+func newMessageDoc(m imprint.Message, prevSpeaker string) messageDoc {
 	text := m.Content
-	if prev.Speaker != "" && !strings.EqualFold(prev.Speaker, m.Speaker) {
-		text = withoutWord(text, prev.Speaker)
+	if prevSpeaker != "" && !strings.EqualFold(prevSpeaker, m.Speaker) {
+		text = withoutWord(text, prevSpeaker)
 	}
 	return messageDoc{
-		text:    text,
-		who:     m.Speaker,
-		date:    keyword.DateTerms(m.Timestamp.Time, m.Content),
-		context: tail(prev.Content, maxContextRunes),
+		text: text,
+		date: keyword.DateTerms(m.Timestamp.Time, m.Content),
+		who:  m.Speaker,
 	}
 }
 
@@ -95,18 +105,9 @@ func isBoundary(s string, i int) bool {
 	return !isWordRune(r)
 }
 
-// tail returns the last n runes of s.
-func tail(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	rs := []rune(s)
-	return string(rs[len(rs)-n:])
-}
-
-// lastMessageSQL reads the content of a session's latest message, the
-// previous turn of the next one recorded.
-var lastMessageSQL = wsql(`SELECT content, speaker FROM messages WHERE ` + scopeWhere("") +
+// lastSpeakerSQL reads the speaker of a session's latest message, whom the
+// next one recorded answers.
+var lastSpeakerSQL = wsql(`SELECT speaker FROM messages WHERE ` + scopeWhere("") +
 	` AND session_id = ? ORDER BY seq DESC LIMIT 1`)
 
 // migrationSteps are Go steps run after a migration's SQL, in its
@@ -116,7 +117,7 @@ var migrationSteps = map[int]func(ctx context.Context, tx *sql.Tx) error{
 }
 
 // reindexMessages fills the new message_words (migration 0004) from the
-// stored messages, each with its context.
+// stored messages.
 func reindexMessages(ctx context.Context, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, `SELECT seq, tenant, user_id, agent, session_id, content, timestamp, speaker
 		FROM messages ORDER BY tenant, user_id, agent, session_id, seq`)
@@ -136,8 +137,7 @@ func reindexMessages(ctx context.Context, tx *sql.Tx) error {
 		_, err := ins.ExecContext(ctx, args...)
 		return err
 	}, close: func() {}}
-	var lastKey string
-	var prev imprint.Message
+	var lastKey, prevSpeaker string
 	for rows.Next() {
 		var seq int64
 		var tenant, user, agent, session, stamp string
@@ -146,13 +146,13 @@ func reindexMessages(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 		if key := strings.Join([]string{tenant, user, agent, session}, "\x00"); key != lastKey {
-			lastKey, prev = key, imprint.Message{}
+			lastKey, prevSpeaker = key, ""
 		}
 		m.Timestamp = parseTS(stamp)
-		if err := w.insertMessage(seq, newMessageDoc(m, prev)); err != nil {
+		if err := w.insertMessage(seq, newMessageDoc(m, prevSpeaker)); err != nil {
 			return err
 		}
-		prev = m
+		prevSpeaker = m.Speaker
 	}
 	return rows.Err()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
 )
 
 // defaultSearchLimit is the number of hits when a query gives no limit;
@@ -320,14 +321,22 @@ func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) (
 	if fq.empty() {
 		return []imprint.Hit{}, nil
 	}
+	// The quoted terms of words hold no space, so splitting on the
+	// operator gives them back.
+	words, terms := fq.words, strings.Split(fq.words, " OR ")
+	if q.Kind == imprint.KindMessage && words != "" {
+		// A message's speaker is scored apart (messageContext).
+		words = messageOwnColumns + "(" + words + ")"
+		for i, t := range terms {
+			terms[i] = messageOwnColumns + t
+		}
+	}
 	merged := map[int64]*scored{}
 	for _, part := range []struct {
 		table, expr string
 		terms       []string
 	}{
-		// The quoted terms of words hold no space, so splitting on the
-		// operator gives them back.
-		{string(q.Kind) + "_fts", fq.trigram, nil}, {string(q.Kind) + "_words", fq.words, strings.Split(fq.words, " OR ")},
+		{string(q.Kind) + "_fts", fq.trigram, nil}, {string(q.Kind) + "_words", words, terms},
 	} {
 		if part.expr == "" {
 			continue
@@ -348,6 +357,16 @@ func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) (
 	for _, s := range merged {
 		all = append(all, s)
 	}
+	if q.Kind == imprint.KindMessage {
+		if all, err = db.messageContext(ctx, q, src, all); err != nil {
+			return nil, dbErr("search text", err)
+		}
+		if len(all) < limit && fq.words != "" {
+			if all, err = db.messagesBySpeaker(ctx, q, src, fq.words, limit, all); err != nil {
+				return nil, dbErr("search text", err)
+			}
+		}
+	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].hit.Score != all[j].hit.Score {
 			return all[i].hit.Score > all[j].hit.Score
@@ -362,6 +381,156 @@ func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) (
 		out = append(out, s.hit)
 	}
 	return out, nil
+}
+
+// messageContext scores what the keyword index leaves out of a message:
+// who said it and the turns around it. The next message of a hit's
+// session, the reply, gains weightReply of the hit's score, the previous
+// one weightAnswered (of the score the words gave, not the speaker), and a
+// neighbour that did not match itself becomes a hit with that score when
+// the query's filters allow it; then a hit whose speaker the query names
+// gains weightSpeaker of its score. The speakers and neighbours are read in
+// one query on the session index.
+func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSource, hits []*scored) ([]*scored, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	named := queryNames(q.Text)
+	var b strings.Builder
+	args := make([]any, 0, 2*len(hits)+3)
+	b.WriteString(`WITH c(seq, session) AS (VALUES `)
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?)")
+		session := ""
+		if h.hit.SessionID != nil {
+			session = *h.hit.SessionID
+		}
+		args = append(args, h.rid, session)
+	}
+	b.WriteString(`) SELECT c.seq, (SELECT speaker FROM messages WHERE seq = c.seq),
+		(SELECT m.seq FROM messages m WHERE m.tenant = ? AND m.user_id = ? AND m.agent = ?
+		AND m.session_id = c.session AND m.seq > c.seq ORDER BY m.seq LIMIT 1),
+		(SELECT m.seq FROM messages m WHERE m.tenant = ? AND m.user_id = ? AND m.agent = ?
+		AND m.session_id = c.session AND m.seq < c.seq ORDER BY m.seq DESC LIMIT 1) FROM c`)
+	rows, err := db.r.QueryContext(ctx, b.String(), append(append(args, scopeArgs(q.Scope)...), scopeArgs(q.Scope)...)...)
+	if err != nil {
+		return nil, err
+	}
+	byRID := make(map[int64]*scored, len(hits))
+	for _, h := range hits {
+		byRID[h.rid] = h
+	}
+	boost := map[int64]float64{}
+	speakers := map[int64]string{}
+	for rows.Next() {
+		var rid int64
+		var speaker sql.NullString
+		var next, prev sql.NullInt64
+		if err := rows.Scan(&rid, &speaker, &next, &prev); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		speakers[rid] = speaker.String
+		if next.Valid {
+			boost[next.Int64] += weightReply * byRID[rid].hit.Score
+		}
+		if prev.Valid {
+			boost[prev.Int64] += weightAnswered * byRID[rid].hit.Score
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var missing []any
+	for rid, add := range boost {
+		if h, ok := byRID[rid]; ok {
+			h.hit.Score += add
+			continue
+		}
+		missing = append(missing, rid)
+	}
+	if len(missing) > 0 {
+		filter, fargs := hitFilter(q, src)
+		rows, err := db.r.QueryContext(ctx, `SELECT `+src.cols+`, x.speaker FROM `+src.table+` x WHERE x.`+src.key+` IN (`+
+			placeholders(len(missing))+`) AND `+filter, append(missing, fargs...)...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var speaker string
+			rid, h, err := scanHit(q.Kind, rows, &speaker)
+			if err != nil {
+				return nil, err
+			}
+			h.Score = boost[rid]
+			speakers[rid] = speaker
+			hits = append(hits, &scored{hit: h, rid: rid})
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if len(named) > 0 {
+		for _, h := range hits {
+			if namesSpeaker(named, speakers[h.rid]) {
+				h.hit.Score *= 1 + weightSpeaker
+			}
+		}
+	}
+	return hits, nil
+}
+
+// messageOwnColumns restricts a message_words query to the message's own
+// words and dates.
+const messageOwnColumns = "{text date} : "
+
+// messagesBySpeaker adds, to a message search that found fewer than limit
+// hits by the messages' words, the messages of a speaker the query names
+// ("Caroline" alone), scored weightSpeaker times their bm25 on the speaker
+// column, so a message that says the words ranks first.
+func (db *DB) messagesBySpeaker(ctx context.Context, q imprint.TextQuery, src hitSource, words string, limit int, hits []*scored) ([]*scored, error) {
+	found, err := db.searchIndex(ctx, q, src, "message_words", "{who} : ("+words+")", nil, limit, false)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		have[h.rid] = true
+	}
+	for _, h := range found {
+		if !have[h.rid] {
+			h.hit.Score *= weightSpeaker
+			hits = append(hits, &scored{hit: h.hit, rid: h.rid})
+		}
+	}
+	return hits, nil
+}
+
+// queryNames returns the lower-case words of a query that could name a
+// speaker (no stop words, no CJK).
+func queryNames(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range tokenize(text) {
+		if w := strings.ToLower(t.text); !t.cjk && !keyword.IsStopWord(w) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// namesSpeaker reports whether one of the speaker's words is among names.
+func namesSpeaker(names map[string]bool, speaker string) bool {
+	for _, t := range tokenize(speaker) {
+		if names[strings.ToLower(t.text)] {
+			return true
+		}
+	}
+	return false
 }
 
 // SearchVector finds the records of q.Kind whose vector made by q.Embedder

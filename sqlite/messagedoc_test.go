@@ -61,9 +61,9 @@ func TestMigrationReindexesMessagesWithContext(t *testing.T) {
 		want  []string
 	}{
 		{"Caroline", []string{"a1"}},
-		{"dunes", []string{"a1", "a2"}}, // a2 answers a1
-		{"7 May", []string{"a1"}},       // a1's yesterday
-		{"Jon studio", []string{"b1"}},  // b1's context is not a2
+		{"dunes", []string{"a1", "a2"}},    // a2 answers a1
+		{"7 May", []string{"a1"}},          // a1's yesterday
+		{"Jon studio", []string{"b1"}},     // b1's context is not a2
 		{"pictures", []string{"a2", "a1"}}, // a2 answers a1
 	} {
 		hits, err := db.SearchText(ctx, imprint.TextQuery{Scope: scope, Kind: imprint.KindMessage, Text: tc.query})

@@ -114,7 +114,17 @@ func readHits(kind imprint.Kind, rows *sql.Rows) ([]scored, error) {
 // hitFilter is the condition on the hit table x (scope, liveness, session,
 // exclusions) and its arguments.
 func hitFilter(q imprint.TextQuery, src hitSource) (string, []any) {
-	filter := scopeWhere("x") + src.live
+	return hitFilterOn(scopeWhere("x"), q, src)
+}
+
+// keyedScopeWhere is scopeWhere("x") for rows looked up by key: the unary
+// + keeps SQLite from reading the scope index (every row of the scope)
+// instead of looking the keys up.
+const keyedScopeWhere = `+x.tenant = ? AND +x.user_id = ? AND +x.agent = ?`
+
+// hitFilterOn is hitFilter with the scope condition given.
+func hitFilterOn(scope string, q imprint.TextQuery, src hitSource) (string, []any) {
+	filter := scope + src.live
 	fargs := scopeArgs(q.Scope)
 	if q.SessionID != "" {
 		filter += ` AND x.session_id = ?`
@@ -454,7 +464,7 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 		missing = append(missing, rid)
 	}
 	if len(missing) > 0 {
-		filter, fargs := hitFilter(q, src)
+		filter, fargs := hitFilterOn(keyedScopeWhere, q, src)
 		rows, err := db.r.QueryContext(ctx, `SELECT `+src.cols+`, x.speaker FROM `+src.table+` x WHERE x.`+src.key+` IN (`+
 			placeholders(len(missing))+`) AND `+filter, append(missing, fargs...)...)
 		if err != nil {
@@ -566,10 +576,8 @@ func (db *DB) SearchVector(ctx context.Context, q imprint.VectorQuery) ([]imprin
 		args = append(args, c.rid)
 	}
 	args = append(args, scopeArgs(q.Scope)...)
-	// The unary + keeps SQLite from reading the scope index (every row of
-	// the scope) instead of looking the candidates up by key.
 	rows, err := db.r.QueryContext(ctx, `SELECT `+src.cols+` FROM `+src.table+` x WHERE x.`+src.key+` IN (`+
-		placeholders(len(cands))+`) AND +x.tenant = ? AND +x.user_id = ? AND +x.agent = ?`+src.live, args...)
+		placeholders(len(cands))+`) AND `+keyedScopeWhere+src.live, args...)
 	if err != nil {
 		return nil, dbErr("search vector", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
 )
 
 // Heuristic scene names. The heuristic does not segment conversations; it
@@ -305,7 +306,6 @@ var (
 	enPastSkip    = map[string]bool{}
 	enObjSkip     = map[string]bool{"it": true, "you": true, "your": true, "this": true, "that": true, "me": true, "ya": true, "u": true}
 	enLifeEvent   = regexp.MustCompile(`(?i)\b(?:lost (?:my|our|their) job|got (?:married|engaged|divorced|promoted|fired|laid off|hired)|new job|graduated|moved (?:to|into|out)|adopt(?:ed|ion)|had (?:a|our|my|their) baby|passed away|retired|started (?:my|our|their) own|diagnos\w+|surgery|pregnant|broke up)\b`)
-	enTime        = regexp.MustCompile(`(?i)\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)|earlier today|later today|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:on|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the other day|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|few|a couple of|couple of|a couple) (?:days?|weeks?|weekends?|months?|years?) ago|in (?:a|one|two|three|four|five|\d+|a few|a couple of) (?:days?|weeks?)|recently|lately|just now)\b`)
 	enClauseJoin  = map[string]bool{"and": true, "but": true, "so": true, "because": true, "cause": true, "then": true, "now": true, "also": true, "lately": true,
 		"recently": true, "currently": true, "since": true, "when": true, "after": true, "before": true, "while": true, "today": true, "yesterday": true,
 		"tonight": true, "tomorrow": true, "weekend": true, "week": true, "month": true, "year": true, "ago": true, "day": true, "morning": true,
@@ -662,7 +662,7 @@ func englishEpisodic(text string, sp speaker, w enWords) (Candidate, bool) {
 	var timeExpr string
 	if w.hasAny("yesterday", "today", "tonight", "tomorrow", "this", "last", "next", "on", "other", "ago", "in",
 		"recently", "lately", "now") {
-		timeExpr = enTime.FindString(text)
+		timeExpr = keyword.FindTimePhrase(text)
 	}
 	subj := w.hasAny("i", "we")
 	episodic := func(clause string, future bool) (Candidate, bool) {
@@ -686,7 +686,7 @@ func englishEpisodic(text string, sp speaker, w enWords) (Candidate, bool) {
 			SceneName: HeuristicSceneEpisodic,
 		}
 		if timeExpr != "" {
-			if d, ok := relativeDayEN(strings.ToLower(timeExpr), ts, future); ok {
+			if d, ok := keyword.RelativeDay(strings.ToLower(timeExpr), ts, future); ok {
 				c.Metadata.ActivityStartTime = d.Format(time.DateOnly)
 			}
 		}
@@ -789,127 +789,10 @@ func clauseFrom(text string, at int) string {
 		return text
 	}
 	before := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text[:at]), ",:-–—"))
-	if t := enTime.FindString(before); t != "" && len(strings.Fields(before)) <= len(strings.Fields(t))+1 {
+	if t := keyword.FindTimePhrase(before); t != "" && len(strings.Fields(before)) <= len(strings.Fields(t))+1 {
 		return text
 	}
 	return text[at:]
-}
-
-var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
-	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
-
-var enNumbers = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-	"eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3}
-
-var enAgo = regexp.MustCompile(`^(.+?) (days?|weeks?) ago$`)
-var enIn = regexp.MustCompile(`^in (.+?) (days?|weeks?)$`)
-
-// relativeDayEN returns the UTC date a relative time expression points at,
-// counted from ts. future says whether the sentence is a plan, which decides
-// "on Friday" (the coming one) against a report (the last one).
-func relativeDayEN(expr string, ts time.Time, future bool) (time.Time, bool) {
-	if ts.IsZero() {
-		return time.Time{}, false
-	}
-	day := time.Date(ts.UTC().Year(), ts.UTC().Month(), ts.UTC().Day(), 0, 0, 0, 0, time.UTC)
-	switch expr {
-	case "today", "tonight", "this morning", "this afternoon", "this evening", "earlier today", "later today", "just now":
-		return day, true
-	case "yesterday", "last night":
-		return day.AddDate(0, 0, -1), true
-	case "the day before yesterday":
-		return day.AddDate(0, 0, -2), true
-	case "tomorrow":
-		return day.AddDate(0, 0, 1), true
-	case "last week":
-		return day.AddDate(0, 0, -7), true
-	case "next week":
-		return day.AddDate(0, 0, 7), true
-	case "last weekend":
-		return lastWeekday(day, time.Saturday, true), true
-	case "this weekend":
-		if future {
-			return nextWeekday(day, time.Saturday, true), true
-		}
-		return lastWeekday(day, time.Saturday, false), true
-	case "next weekend":
-		return nextWeekday(day, time.Saturday, false), true
-	}
-	if m := enAgo.FindStringSubmatch(expr); m != nil {
-		n, ok := numberEN(m[1])
-		if !ok {
-			return time.Time{}, false
-		}
-		if strings.HasPrefix(m[2], "week") {
-			n *= 7
-		}
-		return day.AddDate(0, 0, -n), true
-	}
-	if m := enIn.FindStringSubmatch(expr); m != nil {
-		n, ok := numberEN(m[1])
-		if !ok {
-			return time.Time{}, false
-		}
-		if strings.HasPrefix(m[2], "week") {
-			n *= 7
-		}
-		return day.AddDate(0, 0, n), true
-	}
-	if f := strings.Fields(expr); len(f) == 2 {
-		if wd, ok := weekdays[f[1]]; ok {
-			switch f[0] {
-			case "last":
-				return lastWeekday(day, wd, false), true
-			case "next":
-				return nextWeekday(day, wd, false), true
-			default: // on, this
-				if future {
-					return nextWeekday(day, wd, true), true
-				}
-				return lastWeekday(day, wd, false), true
-			}
-		}
-	}
-	return time.Time{}, false
-}
-
-func numberEN(s string) (int, bool) {
-	if n, ok := enNumbers[s]; ok {
-		return n, true
-	}
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' || n > 10000 {
-			return 0, false
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n, s != ""
-}
-
-// lastWeekday returns the latest day before day that falls on wd. With
-// skipThisWeekend, a Saturday or Sunday day looks back to the weekend
-// before ("last weekend" said on a Sunday).
-func lastWeekday(day time.Time, wd time.Weekday, skipThisWeekend bool) time.Time {
-	back := (int(day.Weekday()) - int(wd) + 7) % 7
-	if back == 0 {
-		back = 7
-	}
-	d := day.AddDate(0, 0, -back)
-	if skipThisWeekend && (day.Weekday() == time.Sunday) {
-		d = d.AddDate(0, 0, -7)
-	}
-	return d
-}
-
-// nextWeekday returns the first day after day that falls on wd, or day
-// itself when orToday and it falls on wd.
-func nextWeekday(day time.Time, wd time.Weekday, orToday bool) time.Time {
-	ahead := (int(wd) - int(day.Weekday()) + 7) % 7
-	if ahead == 0 && !orToday {
-		ahead = 7
-	}
-	return day.AddDate(0, 0, ahead)
 }
 
 // ------------------------------------------------- English third person
@@ -1304,7 +1187,7 @@ var zhDigits = map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '�
 var zhWeekdays = map[rune]time.Weekday{'一': time.Monday, '二': time.Tuesday, '三': time.Wednesday, '四': time.Thursday,
 	'五': time.Friday, '六': time.Saturday, '日': time.Sunday, '天': time.Sunday}
 
-// relativeDayZH is relativeDayEN for Chinese time words.
+// relativeDayZH is keyword.RelativeDay for Chinese time words.
 func relativeDayZH(expr string, ts time.Time) (time.Time, bool) {
 	if ts.IsZero() {
 		return time.Time{}, false

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/imprint-dev/imprint/keyword"
 )
 
 // enCommonOpeners are capitalized words that open a clause only because
@@ -24,7 +26,7 @@ const dateLayout = "2 January 2006"
 // "last week" → "in the week before 8 May 2023"), put in front when the
 // clause does not hold it; without one that can be written out, the day it
 // was said is added ("… (said on 8 May 2023)"). future says whether the
-// clause is a plan (see relativeDayEN).
+// clause is a plan (see keyword.RelativeDay).
 func datedEN(clause, expr string, ts time.Time, future bool) string {
 	// A clause opening with a name ("Caroline went …") keeps its capital.
 	open := lowerFirst
@@ -112,13 +114,13 @@ func absoluteTimeEN(expr string, ts time.Time, future bool) (adverbial, noun str
 	case "recently", "lately", "the other day":
 		return "", "", false
 	case "last night", "tonight":
-		d, _ := relativeDayEN(expr, ts, future)
+		d, _ := keyword.RelativeDay(expr, ts, future)
 		return "on the night of " + d.Format(dateLayout), "the night of " + d.Format(dateLayout), true
 	case "last weekend", "this weekend", "next weekend":
-		d, _ := relativeDayEN(expr, ts, future)
+		d, _ := keyword.RelativeDay(expr, ts, future)
 		return "on the weekend of " + d.Format(dateLayout), "the weekend of " + d.Format(dateLayout), true
 	}
-	if d, ok := relativeDayEN(expr, ts, future); ok && !strings.Contains(expr, "week") {
+	if d, ok := keyword.RelativeDay(expr, ts, future); ok && !strings.Contains(expr, "week") {
 		return "on " + d.Format(dateLayout), d.Format(dateLayout), true
 	}
 	// "two weeks ago", "a few months ago", "in two weeks".

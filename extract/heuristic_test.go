@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
 )
 
 // heuristicMemo is what a user sees of a heuristic memory.
@@ -179,13 +180,13 @@ func TestRelativeDays(t *testing.T) {
 		{"last month", wed, false, ""},
 	}
 	for _, tc := range tests {
-		got, ok := relativeDayEN(tc.expr, tc.ts, tc.future)
+		got, ok := keyword.RelativeDay(tc.expr, tc.ts, tc.future)
 		s := ""
 		if ok {
 			s = got.Format(time.DateOnly)
 		}
 		if s != tc.want {
-			t.Errorf("relativeDayEN(%q, %s, %v) = %q, want %q", tc.expr, tc.ts.Weekday(), tc.future, s, tc.want)
+			t.Errorf("keyword.RelativeDay(%q, %s, %v) = %q, want %q", tc.expr, tc.ts.Weekday(), tc.future, s, tc.want)
 		}
 	}
 	zh := []struct{ expr, want string }{

@@ -30,7 +30,8 @@ func TestDateTerms(t *testing.T) {
 		{"Last Friday I read a book.", own + " 5 May 2023 Friday"},
 		{"last Monday", own + " 1 May 2023 Monday"},
 		{"next Monday", own + " 15 May 2023 Monday"},
-		{"this Friday", own + " 12 May 2023 Friday"},
+		{"this Friday", own + " 5 May 2023 Friday"}, // a report, as extraction reads it
+		{"Last weekend", own + " 6 May 2023 Saturday 7 May 2023 Sunday"},
 		{"yesterday and yesterday", own + " 7 May 2023 Sunday"},
 		{"the last one", own},
 		{"ago", own},
@@ -42,6 +43,11 @@ func TestDateTerms(t *testing.T) {
 	}
 	if got := DateTerms(time.Time{}, "yesterday"); got != "" {
 		t.Errorf("zero time: %q", got)
+	}
+	// "last weekend" said on a Sunday is the weekend before, as extraction
+	// reads it (RelativeDay).
+	if got := DateTerms(time.Date(2023, 5, 7, 12, 0, 0, 0, time.UTC), "last weekend"); got != "7 May 2023 Sunday 29 April 2023 Saturday 30 April 2023 Sunday" {
+		t.Errorf("last weekend on a Sunday = %q", got)
 	}
 	// Month arithmetic from the 31st stays in the month named.
 	if got := DateTerms(time.Date(2023, 3, 31, 0, 0, 0, 0, time.UTC), "last month"); got != "31 March 2023 Friday February 2023" {

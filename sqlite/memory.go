@@ -232,7 +232,12 @@ func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.M
 		q += ` AND m.session_id = ?`
 		args = append(args, f.SessionID)
 	}
-	if f.Type != "" {
+	switch f.Type {
+	case "":
+	case imprint.MemoryInstruction:
+		// A literal, so the planner can use memories_instructions.
+		q += ` AND m.type = 'instruction'`
+	default:
 		q += ` AND m.type = ?`
 		args = append(args, string(f.Type))
 	}

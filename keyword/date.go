@@ -29,8 +29,7 @@ func DateTerms(at time.Time, text string) string {
 			terms = append(terms, s)
 		}
 	}
-	for _, p := range timePhrase.FindAllString(text, -1) {
-		p = strings.ToLower(p)
+	for _, p := range timePhrasesNearTimeWords(text) {
 		if d, ok := RelativeDay(p, at, false); ok {
 			add(dayTerms(d))
 			if strings.HasSuffix(p, "weekend") {
@@ -79,4 +78,87 @@ func monthOrYear(p string, at time.Time) string {
 		}
 	}
 	return ""
+}
+
+// timeWords are the words without one of which no phrase that names a
+// date other than the message's own can match timePhrase ("today",
+// "recently" and "this month" name none).
+var timeWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`yesterday tomorrow last next ago weekend weekends day days week weeks
+		monday tuesday wednesday thursday friday saturday sunday`) {
+		timeWords[w] = true
+	}
+}
+
+// timePhrasesNearTimeWords returns the time phrases of text, in lower
+// case: timePhrase runs only on the few words around each of timeWords
+// (no phrase is longer than five words, nor without one of them). It runs
+// on every message recorded, so the words are looked up without
+// allocating, and most messages, having none, never reach the slow
+// pattern.
+func timePhrasesNearTimeWords(text string) []string {
+	var out []string
+	var buf [9]byte
+	n, long, start := 0, false, 0
+	lo, hi := -1, -1 // the window being grown
+	flush := func() {
+		if lo >= 0 {
+			out = append(out, findTimePhrases(text[lo:hi])...)
+		}
+	}
+	for i := 0; i <= len(text); i++ {
+		var c byte
+		if i < len(text) {
+			c = text[i]
+		}
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			if n == 0 {
+				start = i
+			}
+			if n == len(buf) {
+				long = true
+				continue
+			}
+			buf[n] = c | 0x20
+			n++
+			continue
+		}
+		if !long && n >= 3 && timeWords[string(buf[:n])] {
+			l, h := wordsAround(text, start, i, 4)
+			if l > hi { // a window of its own
+				flush()
+				lo = l
+			}
+			hi = h
+		}
+		n, long = 0, false
+	}
+	flush()
+	return out
+}
+
+// wordsAround widens text[start:end] by up to k words on each side.
+func wordsAround(text string, start, end, k int) (int, int) {
+	lo := start
+	for w := 0; w < k && lo > 0; w++ {
+		lo--
+		for lo > 0 && text[lo-1] == ' ' {
+			lo--
+		}
+		for lo > 0 && text[lo-1] != ' ' {
+			lo--
+		}
+	}
+	hi := end
+	for w := 0; w < k && hi < len(text); w++ {
+		for hi < len(text) && text[hi] == ' ' {
+			hi++
+		}
+		for hi < len(text) && text[hi] != ' ' {
+			hi++
+		}
+	}
+	return lo, hi
 }

@@ -1,8 +1,13 @@
 package keyword
 
 import (
+	"os"
+	"regexp"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/imprint-dev/imprint/internal/testfiles"
 )
 
 func TestDateTerms(t *testing.T) {
@@ -80,4 +85,68 @@ func FuzzDateTerms(f *testing.F) {
 			t.Fatalf("DateTerms(%q) = %q: the own date must come first", s, got)
 		}
 	})
+}
+
+// BenchmarkDateTerms is DateTerms over the LoCoMo turns, the work the
+// message index does per recorded message.
+func BenchmarkDateTerms(b *testing.B) {
+	raw, err := os.ReadFile(testfiles.Path(b, "locomo/locomo-2conv.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	for _, m := range regexp.MustCompile(`"text": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
+		texts = append(texts, m[1])
+	}
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		DateTerms(at, texts[i%len(texts)])
+	}
+}
+
+// TestTimePhrasesNearTimeWordsFindEveryPhrase: running the pattern only
+// around time words finds every phrase naming a date that running it on
+// the whole text finds ("today" and "lately" name none), on
+// every turn of the repository's conversations and a few hand-made edge
+// cases (phrases at a window's end, several in a row).
+func TestTimePhrasesNearTimeWordsFindEveryPhrase(t *testing.T) {
+	t.Parallel()
+	texts := []string{
+		"We met last week and two weeks ago, then next month, and on Friday too.",
+		"one two three four last five six seven eight next month nine",
+		"Yesterday, the day before yesterday and a couple of days ago!",
+		"LAST WEEKEND we went; in three days we go; this Saturday maybe.",
+	}
+	for _, f := range []string{"locomo/locomo-2conv.json", "tau-bench/airline-40.json"} {
+		raw, err := os.ReadFile(testfiles.Path(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`"(?:text|content)": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
+			texts = append(texts, m[1])
+		}
+	}
+	at := time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC)
+	names := func(ps []string) []string { // the phrases that name a date
+		var out []string
+		for _, p := range ps {
+			if d, ok := RelativeDay(p, at, false); ok && !d.Equal(at) || monthOrYear(p, at) != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	found := 0
+	for _, text := range texts {
+		want := names(findTimePhrases(text))
+		got := names(timePhrasesNearTimeWords(text))
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: near time words %q, whole text %q", text, got, want)
+		}
+		found += len(want)
+	}
+	if found < 50 {
+		t.Errorf("only %d phrases in %d texts: the test shows little", found, len(texts))
+	}
 }

@@ -6,12 +6,43 @@ import (
 	"time"
 )
 
-// timePhrase matches an English relative time phrase.
-var timePhrase = regexp.MustCompile(`(?i)\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)|earlier today|later today|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:on|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the other day|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|few|a couple of|couple of|a couple) (?:days?|weeks?|weekends?|months?|years?) ago|in (?:a|one|two|three|four|five|\d+|a few|a couple of) (?:days?|weeks?)|recently|lately|just now)\b`)
+// timePhrase matches an English relative time phrase in ASCII-lower-cased
+// text (asciiLower): a case-sensitive pattern runs several times faster
+// than the same one with (?i), and lower-casing ASCII alone keeps every
+// byte where it was.
+var timePhrase = regexp.MustCompile(`\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)|earlier today|later today|last (?:night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:on|this) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the other day|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|few|a couple of|couple of|a couple) (?:days?|weeks?|weekends?|months?|years?) ago|in (?:a|one|two|three|four|five|\d+|a few|a couple of) (?:days?|weeks?)|recently|lately|just now)\b`)
 
 // FindTimePhrase returns the first English relative time phrase in s
-// ("yesterday", "last weekend", "a couple of days ago", ...), "" when none.
-func FindTimePhrase(s string) string { return timePhrase.FindString(s) }
+// ("yesterday", "Last weekend", "a couple of days ago", ...), as s writes
+// it, "" when none.
+func FindTimePhrase(s string) string {
+	loc := timePhrase.FindStringIndex(asciiLower(s))
+	if loc == nil {
+		return ""
+	}
+	return s[loc[0]:loc[1]]
+}
+
+// findTimePhrases returns every English relative time phrase in s, in
+// lower case.
+func findTimePhrases(s string) []string { return timePhrase.FindAllString(asciiLower(s), -1) }
+
+// asciiLower lower-cases the ASCII letters of s and nothing else, so every
+// byte stays where it was.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
 
 var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
 	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}

@@ -143,27 +143,56 @@ func indexTexts(s string) (words, cjk string) {
 }
 
 // hyphenJoins returns each hyphenated non-CJK word of s (letters, "-",
-// letters, possibly more parts) written without its hyphens, space-separated; ""
-// when s has none.
+// letters, possibly more parts) written without its hyphens,
+// space-separated; "" when s has none. It runs on every text indexed, so
+// it only looks around the hyphens.
 func hyphenJoins(s string) string {
-	if strings.IndexByte(s, '-') < 0 {
-		return ""
+	var b strings.Builder
+	end := 0 // where the last compound ended
+	for i := strings.IndexByte(s, '-'); i >= 0; {
+		if i >= end && wordBefore(s, i) && wordAfter(s, i+1) {
+			lo, hi := i, i+1
+			for lo > 0 && (wordBefore(s, lo) || s[lo-1] == '-' && wordBefore(s, lo-1)) {
+				_, n := utf8.DecodeLastRuneInString(s[:lo])
+				lo -= n
+			}
+			for hi < len(s) && (wordAfter(s, hi) || s[hi] == '-' && wordAfter(s, hi+1)) {
+				_, n := utf8.DecodeRuneInString(s[hi:])
+				hi += n
+			}
+			if part := s[lo:hi]; !strings.ContainsFunc(part, isCJK) {
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(strings.ReplaceAll(part, "-", ""))
+			}
+			end = hi
+		}
+		next := strings.IndexByte(s[i+1:], '-')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
 	}
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r != '-' && !isWordRune(r) }) {
-		if !strings.Contains(f, "-") {
-			continue
-		}
-		parts := strings.Split(f, "-")
-		ok := len(parts) > 1
-		for _, p := range parts {
-			ok = ok && p != "" && !strings.ContainsFunc(p, isCJK)
-		}
-		if ok {
-			out = append(out, strings.Join(parts, ""))
-		}
+	return b.String()
+}
+
+// wordBefore reports whether the rune that ends at s[i] is a word rune.
+func wordBefore(s string, i int) bool {
+	if i <= 0 {
+		return false
 	}
-	return strings.Join(out, " ")
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isWordRune(r)
+}
+
+// wordAfter reports whether the rune at s[i] is a word rune.
+func wordAfter(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return isWordRune(r)
 }
 
 // splitIndexTexts is indexTexts without the joined hyphenated words.

@@ -109,3 +109,38 @@ func FuzzIndexTextsASCII(f *testing.F) {
 		}
 	})
 }
+
+// TestHyphenJoinsOnRealText compares hyphenJoins with a plain
+// split-and-join over every real text of the test data: the same joined
+// words, except that the plain one drops a compound glued to a stray
+// hyphen ("-x-y"), which hyphenJoins keeps as "xy".
+func TestHyphenJoinsOnRealText(t *testing.T) {
+	t.Parallel()
+	plain := func(s string) string {
+		var out []string
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r != '-' && !isWordRune(r) }) {
+			f = strings.Trim(f, "-")
+			parts := strings.Split(f, "-")
+			ok := len(parts) > 1
+			for _, p := range parts {
+				ok = ok && p != "" && !strings.ContainsFunc(p, isCJK)
+			}
+			if ok {
+				out = append(out, strings.Join(parts, ""))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	n := 0
+	for _, s := range realTexts(t) {
+		if got, want := hyphenJoins(s), plain(s); got != want {
+			t.Errorf("hyphenJoins(%q) = %q, want %q", s, got, want)
+		}
+		if strings.Contains(s, "-") {
+			n++
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d texts with a hyphen", n)
+	}
+}

@@ -406,26 +406,24 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 		return hits, nil
 	}
 	named := queryNames(q.Text)
-	var b strings.Builder
-	args := make([]any, 0, 2*len(hits)+3)
-	b.WriteString(`WITH c(seq, session) AS (VALUES `)
+	cands := make([][2]any, len(hits))
 	for i, h := range hits {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(?, ?)")
 		session := ""
 		if h.hit.SessionID != nil {
 			session = *h.hit.SessionID
 		}
-		args = append(args, h.rid, session)
+		cands[i] = [2]any{h.rid, session}
 	}
-	b.WriteString(`) SELECT c.seq, (SELECT speaker FROM messages WHERE seq = c.seq),
-		(SELECT m.seq FROM messages m WHERE m.tenant = ? AND m.user_id = ? AND m.agent = ?
-		AND m.session_id = c.session AND m.seq > c.seq ORDER BY m.seq LIMIT 1),
-		(SELECT m.seq FROM messages m WHERE m.tenant = ? AND m.user_id = ? AND m.agent = ?
-		AND m.session_id = c.session AND m.seq < c.seq ORDER BY m.seq DESC LIMIT 1) FROM c`)
-	rows, err := db.r.QueryContext(ctx, b.String(), append(append(args, scopeArgs(q.Scope)...), scopeArgs(q.Scope)...)...)
+	list, err := json.Marshal(cands)
+	if err != nil {
+		return nil, err
+	}
+	st, err := db.readStmt(neighboursSQL)
+	if err != nil {
+		return nil, err
+	}
+	args := append(append([]any{string(list)}, scopeArgs(q.Scope)...), scopeArgs(q.Scope)...)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -464,9 +462,21 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 		missing = append(missing, rid)
 	}
 	if len(missing) > 0 {
-		filter, fargs := hitFilterOn(keyedScopeWhere, q, src)
-		rows, err := db.r.QueryContext(ctx, `SELECT `+src.cols+`, x.speaker FROM `+src.table+` x WHERE x.`+src.key+` IN (`+
-			placeholders(len(missing))+`) AND `+filter, append(missing, fargs...)...)
+		keys, err := json.Marshal(missing)
+		if err != nil {
+			return nil, err
+		}
+		var rows *sql.Rows
+		if q.SessionID == "" && len(q.ExcludeIDs) == 0 {
+			st, err := db.readStmt(neighbourHitsSQL)
+			if err != nil {
+				return nil, err
+			}
+			rows, err = st.QueryContext(ctx, append([]any{string(keys)}, scopeArgs(q.Scope)...)...)
+		} else {
+			filter, fargs := hitFilterOn(keyedScopeWhere, q, src)
+			rows, err = db.r.QueryContext(ctx, neighbourHitsCols+filter, append([]any{string(keys)}, fargs...)...)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -494,6 +504,26 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 	}
 	return hits, nil
 }
+
+// neighboursSQL reads, for each candidate message (a JSON array of [seq,
+// session id] pairs), its speaker and the seqs of the next and previous
+// messages of its session, on the session index. One statement for any
+// number of candidates, prepared once.
+var neighboursSQL = rsql(`WITH c(seq, session) AS (SELECT value ->> 0, value ->> 1 FROM json_each(?))
+	SELECT c.seq, (SELECT speaker FROM messages WHERE seq = c.seq),
+	(SELECT m.seq FROM messages m WHERE m.tenant = ? AND m.user_id = ? AND m.agent = ?
+		AND m.session_id = c.session AND m.seq > c.seq ORDER BY m.seq LIMIT 1),
+	(SELECT m.seq FROM messages m WHERE m.tenant = ? AND m.user_id = ? AND m.agent = ?
+		AND m.session_id = c.session AND m.seq < c.seq ORDER BY m.seq DESC LIMIT 1) FROM c`)
+
+// neighbourHitsCols reads message hits (and their speakers) by seq, the
+// seqs a JSON array; the hit filter follows. neighbourHitsSQL is it with
+// the scope alone, the common case, prepared once.
+var (
+	neighbourHitsCols = `SELECT ` + hitSources[imprint.KindMessage].cols + `, x.speaker FROM messages x
+	WHERE x.seq IN (SELECT value FROM json_each(?)) AND `
+	neighbourHitsSQL = rsql(neighbourHitsCols + keyedScopeWhere)
+)
 
 // messageOwnColumns restricts a message_words query to the message's own
 // words and dates.

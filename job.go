@@ -117,9 +117,10 @@ type LiveEpisodeStore interface {
 }
 
 // ServiceStore is what imprint serve needs from a backend: the Store plus
-// durable jobs and live episodes.
+// durable jobs, live episodes and the API keys of its clients.
 type ServiceStore interface {
 	Store
 	JobStore
 	LiveEpisodeStore
+	APIKeyStore
 }

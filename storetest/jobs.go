@@ -40,6 +40,7 @@ var serviceTests = []struct {
 	{"SubmitEpisode", testSubmitEpisode},
 	{"IdleEpisodes", testIdleEpisodes},
 	{"SessionsToExtract", testSessionsToExtract},
+	{"APIKeys", testAPIKeys},
 }
 
 func enqueue(t *testing.T, s imprint.ServiceStore, j imprint.Job) imprint.Job {

@@ -17,6 +17,9 @@ var (
 	ErrUnavailable = errors.New("unavailable")
 	// ErrUnauthorized means the caller did not present valid credentials.
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden means the caller's credentials do not allow the request:
+	// another scope than its key's, or a write with a read-only key.
+	ErrForbidden = errors.New("forbidden")
 	// ErrTooLarge means the input exceeds a size limit.
 	ErrTooLarge = errors.New("too large")
 
@@ -41,6 +44,11 @@ func NotFoundf(format string, args ...any) error {
 	return &kindError{kind: ErrNotFound, msg: fmt.Sprintf(format, args...)}
 }
 
+// Forbiddenf returns an error of kind ErrForbidden.
+func Forbiddenf(format string, args ...any) error {
+	return &kindError{kind: ErrForbidden, msg: fmt.Sprintf(format, args...)}
+}
+
 // Conflictf returns an error of kind ErrConflict.
 func Conflictf(format string, args ...any) error {
 	return &kindError{kind: ErrConflict, msg: fmt.Sprintf(format, args...)}
@@ -55,8 +63,8 @@ func (e *kindError) Error() string        { return e.msg }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 
 // ErrorCode maps an error to the code used on every edge (HTTP, CLI --json,
-// capture warnings): invalid, not_found, conflict, unauthorized, too_large,
-// llm_unavailable, llm_timeout, llm_output_malformed, llm_auth, unavailable or
+// capture warnings): invalid, not_found, conflict, unauthorized, forbidden, too_large,
+// llm_budget, llm_unavailable, llm_timeout, llm_output_malformed, llm_auth, unavailable or
 // internal.
 func ErrorCode(err error) string {
 	switch {
@@ -70,6 +78,8 @@ func ErrorCode(err error) string {
 		return "conflict"
 	case errors.Is(err, ErrUnauthorized):
 		return "unauthorized"
+	case errors.Is(err, ErrForbidden):
+		return "forbidden"
 	case errors.Is(err, ErrTooLarge):
 		return "too_large"
 	case errors.Is(err, ErrLLMAuth):

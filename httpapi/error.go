@@ -12,6 +12,7 @@ const (
 	CodeInvalid      = "invalid"
 	CodeNotFound     = "not_found"
 	CodeUnauthorized = "unauthorized"
+	CodeForbidden    = "forbidden"
 	CodeConflict     = "conflict"
 	CodeTooLarge     = "too_large"
 	CodeInternal     = "internal"
@@ -38,6 +39,8 @@ func codeOf(err error) (string, int) {
 		return CodeNotFound, http.StatusNotFound
 	case "unauthorized":
 		return CodeUnauthorized, http.StatusUnauthorized
+	case "forbidden":
+		return CodeForbidden, http.StatusForbidden
 	case "conflict":
 		return CodeConflict, http.StatusConflict
 	case "too_large":
@@ -56,6 +59,8 @@ func kindOf(code string) error {
 		return imprint.ErrNotFound
 	case CodeUnauthorized:
 		return imprint.ErrUnauthorized
+	case CodeForbidden:
+		return imprint.ErrForbidden
 	case CodeConflict:
 		return imprint.ErrConflict
 	case CodeTooLarge:

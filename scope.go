@@ -33,19 +33,27 @@ func (s Scope) WithDefaults() Scope {
 	return s
 }
 
-// Validate returns ErrInvalid when a scope field is empty or too long.
-// Stores call it on every read and write, so an unscoped query cannot happen.
+// Validate returns ErrInvalid naming the field when tenant, user or agent is
+// empty, or a part (the optional workspace included) is longer than
+// MaxIDBytes, not valid UTF-8 or holds a control character (ValidateID).
+// Stores call it on every read and write, so an unscoped query cannot
+// happen.
 func (s Scope) Validate() error {
 	for _, f := range []struct{ name, v string }{{"scope.tenant", s.Tenant}, {"scope.user", s.User}, {"scope.agent", s.Agent}} {
-		if strings.TrimSpace(f.v) == "" {
-			return Invalidf("%s is required", f.name)
+		if err := ValidateID(f.name, f.v); err != nil {
+			return err
 		}
-		if len(f.v) > 256 {
-			return Invalidf("%s is longer than 256 bytes", f.name)
-		}
+	}
+	if s.Workspace != "" {
+		return ValidateID("scope.workspace", s.Workspace)
 	}
 	return nil
 }
 
-// String returns "tenant/user/agent".
-func (s Scope) String() string { return s.Tenant + "/" + s.User + "/" + s.Agent }
+// String returns "tenant/user/agent", each part escaped by KeyPart, so
+// distinct scopes give distinct strings (an agent "a/b" is "a%2Fb") and
+// the string holds no control bytes. Parts without '%', ':', '/' or
+// control bytes are written as they are.
+func (s Scope) String() string {
+	return KeyPart(s.Tenant) + "/" + KeyPart(s.User) + "/" + KeyPart(s.Agent)
+}

@@ -22,7 +22,7 @@ func (s *Server) postEpisode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	scope, err := scopeOf(r, fields)
 	if err != nil {
 		return err
 	}

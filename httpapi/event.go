@@ -26,7 +26,7 @@ const (
 const streamBuffer = 64
 
 // sseMsg is one encoded event. scope is nil when the event's scope is not
-// known: it then goes to every stream.
+// known: it then goes to the administrator's streams only.
 type sseMsg struct {
 	name  string
 	data  []byte
@@ -37,21 +37,28 @@ type sseMsg struct {
 // a stream whose buffer is full misses the event.
 type hub struct {
 	mu     sync.Mutex
-	subs   map[chan sseMsg]imprint.Scope
+	subs   map[chan sseMsg]subscriber
 	done   chan struct{}
 	closed bool
 }
 
-func newHub() *hub {
-	return &hub{subs: map[chan sseMsg]imprint.Scope{}, done: make(chan struct{})}
+// subscriber is what one stream receives: events of its scope, and with
+// unscoped set those whose scope is not known.
+type subscriber struct {
+	scope    imprint.Scope
+	unscoped bool
 }
 
-func (h *hub) subscribe(scope imprint.Scope) (chan sseMsg, func()) {
+func newHub() *hub {
+	return &hub{subs: map[chan sseMsg]subscriber{}, done: make(chan struct{})}
+}
+
+func (h *hub) subscribe(sub subscriber) (chan sseMsg, func()) {
 	ch := make(chan sseMsg, streamBuffer)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.closed {
-		h.subs[ch] = scope
+		h.subs[ch] = sub
 	}
 	return ch, func() {
 		h.mu.Lock()
@@ -63,8 +70,8 @@ func (h *hub) subscribe(scope imprint.Scope) (chan sseMsg, func()) {
 func (h *hub) publish(m sseMsg) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch, scope := range h.subs {
-		if m.scope != nil && !sameScope(*m.scope, scope) {
+	for ch, sub := range h.subs {
+		if m.scope == nil && !sub.unscoped || m.scope != nil && !sameScope(*m.scope, sub.scope) {
 			continue
 		}
 		select {
@@ -98,7 +105,8 @@ func sameScope(a, b imprint.Scope) bool {
 // decisions of extraction.done, failures of *.failed). When data reveals
 // its scope (a capture event or result with traces, an extraction result
 // with records, an episode, or a value with an EventScope method) only
-// streams of that scope receive it; otherwise every stream does. Data that
+// streams of that scope receive it; otherwise only the administrator's
+// streams do (never an API key's). Data that
 // cannot be encoded is logged and dropped.
 func (s *Server) Publish(name string, data any) {
 	s.metrics.observe(name, data)
@@ -168,15 +176,16 @@ func eventScope(data any) *imprint.Scope {
 
 // getEvents streams server-sent events until the client goes away or the
 // server closes: "event: <name>\ndata: <json>\n\n", with comment lines as
-// heartbeats. Only events of the caller's scope, or of no known scope, are
-// sent.
+// heartbeats. Only events of the caller's scope are sent, and to the
+// administrator those of no known scope too; an API key's holder never
+// gets an event it cannot prove is its own.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	scope, err := queryScope(r)
 	if err != nil {
 		return err
 	}
 	rc := http.NewResponseController(w)
-	ch, unsubscribe := s.hub.subscribe(scope)
+	ch, unsubscribe := s.hub.subscribe(subscriber{scope: scope, unscoped: principalOf(r).key == nil})
 	defer unsubscribe()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

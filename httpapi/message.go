@@ -15,7 +15,7 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	scope, err := scopeOf(r, fields)
 	if err != nil {
 		return err
 	}

@@ -91,8 +91,10 @@ type scopeIn struct {
 
 // scopeOf returns the request's scope: the body's scope object when it has
 // one, else the query parameters tenant, user, agent (and workspace). Parts
-// not given are "default"; a part given empty or invalid is ErrInvalid.
-func scopeOf(fields map[string]json.RawMessage, q url.Values) (imprint.Scope, error) {
+// not given are the API key's, or "default"; a part given empty or invalid
+// is ErrInvalid, one outside the request's API key ErrForbidden.
+func scopeOf(r *http.Request, fields map[string]json.RawMessage) (imprint.Scope, error) {
+	q := r.URL.Query()
 	var in scopeIn
 	prefix := "scope."
 	if present(fields, "scope") {
@@ -132,12 +134,12 @@ func scopeOf(fields map[string]json.RawMessage, q url.Values) (imprint.Scope, er
 	if err := sc.Validate(); err != nil {
 		return sc, err
 	}
-	return sc, nil
+	return principalOf(r).restrict(sc, [3]bool{in.Tenant != nil, in.User != nil, in.Agent != nil})
 }
 
 // queryScope is scopeOf for requests without a body.
 func queryScope(r *http.Request) (imprint.Scope, error) {
-	return scopeOf(nil, r.URL.Query())
+	return scopeOf(r, nil)
 }
 
 // intParam reads an optional non-negative integer query parameter.
@@ -195,7 +197,7 @@ func (s *Server) sessionCall(w http.ResponseWriter, r *http.Request, optional bo
 	if err != nil {
 		return "", nil, imprint.Scope{}, err
 	}
-	scope, err := scopeOf(fields, r.URL.Query())
+	scope, err := scopeOf(r, fields)
 	if err != nil {
 		return "", nil, imprint.Scope{}, err
 	}

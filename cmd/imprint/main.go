@@ -59,6 +59,7 @@ func commands(a *App) []*cobra.Command {
 		newRecallCmd(a),
 		newHookCmd(a),
 		newEvalCmd(a),
+		newKeysCmd(a),
 	}
 }
 

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+)
+
+func newKeysCmd(a *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "Manage the API keys of imprint serve (create, list, revoke)",
+		Long: "An API key lets a client of imprint serve reach one tenant, or one user or agent\n" +
+			"of it, read-write or read-only. Keys are kept in the store as hashes; a token is\n" +
+			"printed once, by keys create. Once a key exists, the service needs a key or the\n" +
+			"admin token (server.api_token) on every request but /healthz.",
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newKeysCreateCmd(a), newKeysListCmd(a), newKeysRevokeCmd(a))
+	return cmd
+}
+
+// createdKey is what keys create prints with --json: the key and, this
+// once, its token.
+type createdKey struct {
+	ID        string           `json:"id"`
+	Token     string           `json:"token"`
+	Name      string           `json:"name"`
+	Scope     imprint.KeyScope `json:"scope"`
+	ReadOnly  bool             `json:"read_only"`
+	CreatedAt imprint.Time     `json:"created_at"`
+}
+
+func newKeysCreateCmd(a *App) *cobra.Command {
+	var name string
+	var readOnly bool
+	cmd := &cobra.Command{
+		Use:   "create --tenant T [--user U] [--agent A] [--read-only] [--name N]",
+		Short: "Make a key for a tenant (every user and agent of it unless --user or --agent) and print its token once",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Only the flags count: a key's reach must be what was typed,
+			// never an environment variable's or the "default" fill-in.
+			var ks imprint.KeyScope
+			if cmd.Flags().Changed("tenant") {
+				ks.Tenant = a.flags.tenant
+			}
+			if cmd.Flags().Changed("user") {
+				ks.User = a.flags.user
+			}
+			if cmd.Flags().Changed("agent") {
+				ks.Agent = a.flags.agent
+			}
+			if strings.TrimSpace(ks.Tenant) == "" {
+				return usageError{imprint.Invalidf("keys create needs --tenant")}
+			}
+			for _, p := range []struct{ flag, v string }{{"user", ks.User}, {"agent", ks.Agent}} {
+				if cmd.Flags().Changed(p.flag) && strings.TrimSpace(p.v) == "" {
+					return usageError{imprint.Invalidf("--%s must not be empty (leave it out to cover every %s)", p.flag, p.flag)}
+				}
+			}
+			if err := ks.Validate(); err != nil {
+				return err
+			}
+			keys, err := a.keyStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			k := imprint.APIKey{ID: "key_" + strings.ReplaceAll(imprint.NewID(), "-", "")[:20], Name: name, Scope: ks,
+				ReadOnly: readOnly, CreatedAt: imprint.Now()}
+			tok := imprint.NewAPIKeyToken()
+			if err := keys.CreateAPIKey(cmd.Context(), k, imprint.HashAPIKeyToken(tok)); err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(createdKey{ID: k.ID, Token: tok, Name: k.Name, Scope: k.Scope, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt})
+			}
+			a.Printf("created %s (%s) for %s, %s\n", k.ID, keyName(k), k.Scope, access(k))
+			a.Printf("token (shown only now; keep it secret): %s\n", tok)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "a name to tell the key by in listings")
+	cmd.Flags().BoolVar(&readOnly, "read-only", false, "the key only reads")
+	return cmd
+}
+
+func newKeysListCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the API keys, oldest first (never their tokens)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			keys, err := a.keyStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			list, err := keys.ListAPIKeys(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, k := range list {
+				if a.JSON {
+					if err := a.PrintJSON(k); err != nil {
+						return err
+					}
+					continue
+				}
+				state := "active"
+				if k.RevokedAt != nil {
+					state = "revoked " + k.RevokedAt.UTC().Format(time.DateTime)
+				}
+				a.Printf("%s  %-16s %-30s %-10s created %s  %s\n", k.ID, keyName(k), k.Scope, access(k),
+					k.CreatedAt.UTC().Format(time.DateTime), state)
+			}
+			if len(list) == 0 && !a.JSON {
+				a.Printf("no API keys (the service is open unless server.api_token is set)\n")
+			}
+			return nil
+		},
+	}
+}
+
+func newKeysRevokeCmd(a *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke an API key: from now on it opens nothing",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			keys, err := a.keyStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			k, err := keys.RevokeAPIKey(cmd.Context(), strings.TrimSpace(args[0]), imprint.Now())
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(k)
+			}
+			a.Printf("revoked %s (%s) at %s\n", k.ID, keyName(k), k.RevokedAt.UTC().Format(time.DateTime))
+			return nil
+		},
+	}
+}
+
+// keyStore returns the configured store's API keys.
+func (a *App) keyStore(ctx context.Context) (imprint.APIKeyStore, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, ok := st.(imprint.APIKeyStore)
+	if !ok {
+		return nil, imprint.Invalidf("store %q keeps no API keys", a.Config.Store)
+	}
+	return keys, nil
+}
+
+func keyName(k imprint.APIKey) string {
+	if k.Name == "" {
+		return "unnamed"
+	}
+	return k.Name
+}
+
+func access(k imprint.APIKey) string {
+	if k.ReadOnly {
+		return "read-only"
+	}
+	return "read-write"
+}

@@ -12,25 +12,57 @@ const markerPrefix = "[REDACTED:"
 
 // Kinds of secret, as they appear in markers.
 const (
-	KindPrivateKey    = "private_key"
-	KindURLPassword   = "url_password"
-	KindSlackWebhook  = "slack_webhook"
-	KindAnthropicKey  = "anthropic_key"
-	KindOpenAIKey     = "openai_key"
-	KindStripeKey     = "stripe_key"
-	KindGitHubToken   = "github_token"
-	KindGitLabToken   = "gitlab_token"
-	KindSlackToken    = "slack_token"
-	KindNPMToken      = "npm_token"
-	KindHFToken       = "huggingface_token"
-	KindGoogleAPIKey  = "google_api_key"
-	KindAWSAccessKey  = "aws_access_key"
-	KindAWSSecret     = "aws_secret"
-	KindJWT           = "jwt"
-	KindBearer        = "bearer"
-	KindBasicAuth     = "basic_auth"
-	KindPassword      = "password"
-	KindGenericSecret = "generic_api_key"
+	KindPrivateKey      = "private_key"
+	KindURLPassword     = "url_password"
+	KindURLKey          = "url_key"
+	KindSlackWebhook    = "slack_webhook"
+	KindDiscordWebhook  = "discord_webhook"
+	KindAnthropicKey    = "anthropic_key"
+	KindOpenAIKey       = "openai_key"
+	KindStripeKey       = "stripe_key"
+	KindGitHubToken     = "github_token"
+	KindGitLabToken     = "gitlab_token"
+	KindGrafanaToken    = "grafana_token"
+	KindSlackToken      = "slack_token"
+	KindNPMToken        = "npm_token"
+	KindPyPIToken       = "pypi_token"
+	KindHFToken         = "huggingface_token"
+	KindGoogleAPIKey    = "google_api_key"
+	KindGCPKeyID        = "gcp_private_key_id"
+	KindAWSAccessKey    = "aws_access_key"
+	KindAWSSecret       = "aws_secret"
+	KindAzureKey        = "azure_key"
+	KindAzureSAS        = "azure_sas"
+	KindSendGridKey     = "sendgrid_key"
+	KindDigitalOcean    = "digitalocean_token"
+	KindTwilioKey       = "twilio_key"
+	KindTwilioSID       = "twilio_sid"
+	KindMailgunKey      = "mailgun_key"
+	KindHerokuKey       = "heroku_key"
+	KindShopifyToken    = "shopify_token"
+	KindSquareToken     = "square_token"
+	KindBraintreeToken  = "braintree_token"
+	KindVaultToken      = "vault_token"
+	KindTerraformToken  = "terraform_token"
+	KindDockerToken     = "docker_token"
+	KindCircleCIToken   = "circleci_token"
+	KindSentryToken     = "sentry_token"
+	KindTelegramToken   = "telegram_token"
+	KindDiscordToken    = "discord_token"
+	KindAgeKey          = "age_key"
+	KindPostmanKey      = "postman_key"
+	KindLinearKey       = "linear_key"
+	KindNewRelicKey     = "newrelic_key"
+	KindSupabaseToken   = "supabase_token"
+	KindDatabricksToken = "databricks_token"
+	KindDopplerToken    = "doppler_token"
+	KindPulumiToken     = "pulumi_token"
+	KindJWT             = "jwt"
+	KindBearer          = "bearer"
+	KindBasicAuth       = "basic_auth"
+	KindPassword        = "password"
+	KindGenericSecret   = "generic_api_key"
+	KindCardNumber      = "card_number"
 )
 
 const (
@@ -51,16 +83,26 @@ const (
 type rule struct {
 	kind string
 	// anchors are literals (3 bytes or more) every match starts with;
-	// fold anchors are ASCII lowercase and found ignoring case.
+	// fold anchors are ASCII lowercase and found ignoring case; shapes
+	// are anchors given as the sets of bytes their first three bytes may
+	// be ("" is any byte), for secrets whose prefix is two bytes or a
+	// class (digits).
 	anchors []string
 	fold    []string
-	// re matches at an anchor (it starts with ^).
+	shapes  []shape
+	// back is how many bytes before its anchor a match starts: the
+	// anchor is the rare middle of the secret (".atlasv1.").
+	back int
+	// re matches at the match start (it starts with ^).
 	re *regexp.Regexp
+	// match, when set, replaces re: it returns the end of the secret
+	// starting at at, or -1.
+	match func(s string, at int) int
 	// group is the submatch that is the secret; 0 means the whole match.
 	// Text outside it (a key name, "Bearer ", a URL's user) is kept.
 	group int
 	// wordStart requires that no ASCII letter, digit or _ precede the
-	// anchor, so "xsk-..." or "task-..." are not keys.
+	// match, so "xsk-..." or "task-..." are not keys.
 	wordStart bool
 	// before, when set, vetoes an anchor by what precedes it.
 	before func(s string, at int) bool
@@ -72,6 +114,15 @@ type rule struct {
 	ids []int
 }
 
+// shape is an anchor given as three byte sets.
+type shape [3]string
+
+const (
+	digits   = "0123456789"
+	anyByte  = ""
+	b64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+)
+
 // sep is the separator of a "<key><sep><value>" assignment: = : := =>,
 // with optional quotes (JSON-escaped too) and blanks.
 const sep = `\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\?["']?`
@@ -80,6 +131,19 @@ const sep = `\\?["']?[ \t]*(?:=>|:=|[:=])[ \t]*\\?["']?`
 func value(minLen int) string {
 	return `([^\s"'\\\[\](){}<>,;&|` + "`" + `]{` + strconv.Itoa(minLen) + `,})`
 }
+
+// prefixed returns a regexp matching prefix (a regexp) then at least n
+// characters of the class chars (a regexp class body), ending at a word
+// boundary of those characters.
+func prefixed(prefix, chars string, n int) *regexp.Regexp {
+	return regexp.MustCompile(`^` + prefix + `[` + chars + `]{` + strconv.Itoa(n) + `,}`)
+}
+
+const (
+	alnum    = `A-Za-z0-9`
+	token    = `A-Za-z0-9_-`
+	hexLower = `0-9a-f`
+)
 
 var rules = []rule{
 	{
@@ -92,9 +156,19 @@ var rules = []rule{
 		window: pemWindow,
 	},
 	{
+		// A database or service URL with a password; the user may be
+		// empty (redis://:pw@host).
 		kind:    KindURLPassword,
 		anchors: []string{"://"},
-		re:      regexp.MustCompile(`^://[^:/?#@\s"'<>\[\]]{1,128}:([^/?#\s"'<>]{1,256})@`),
+		re:      regexp.MustCompile(`^://[^:/?#@\s"'<>\[\]]{0,128}:([^/?#\s"'<>]{1,256})@`),
+		group:   1,
+		before:  func(s string, at int) bool { return at > 0 && isWordByte(s[at-1]) },
+	},
+	{
+		// A URL whose user is a 32-hex key (Sentry DSNs and the like).
+		kind:    KindURLKey,
+		anchors: []string{"://"},
+		re:      regexp.MustCompile(`^://([0-9a-f]{32,64})@`),
 		group:   1,
 		before:  func(s string, at int) bool { return at > 0 && isWordByte(s[at-1]) },
 	},
@@ -104,9 +178,14 @@ var rules = []rule{
 		re:      regexp.MustCompile(`^https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{8,}`),
 	},
 	{
+		kind:    KindDiscordWebhook,
+		anchors: []string{"discord"},
+		re:      regexp.MustCompile(`^discord(?:app)?\.com/api/webhooks/[0-9]{5,24}/[A-Za-z0-9_-]{30,}`),
+	},
+	{
 		kind:      KindAnthropicKey,
 		anchors:   []string{"sk-ant-"},
-		re:        regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`),
+		re:        prefixed(`sk-ant-`, token, 20),
 		wordStart: true,
 	},
 	{
@@ -118,27 +197,44 @@ var rules = []rule{
 	},
 	{
 		kind:      KindStripeKey,
-		anchors:   []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"},
+		anchors:   []string{"k_live_", "k_test_"},
+		back:      1,
 		re:        regexp.MustCompile(`^[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`),
 		wordStart: true,
 		accept:    hasDigit,
 	},
 	{
+		kind:      KindStripeKey,
+		anchors:   []string{"whsec_"},
+		re:        regexp.MustCompile(`^whsec_[0-9A-Za-z+/=]{24,}`),
+		wordStart: true,
+		accept:    hasDigit,
+	},
+	{
 		kind:      KindGitHubToken,
-		anchors:   []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		shapes:    []shape{{"g", "h", "pousr"}},
+		anchors:   []string{"github_pat_"},
 		re:        regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})`),
 		wordStart: true,
 	},
 	{
+		// Personal, CI job, pipeline trigger, deploy, runner, feed, OAuth
+		// and other GitLab tokens.
 		kind:      KindGitLabToken,
-		anchors:   []string{"glpat-"},
-		re:        regexp.MustCompile(`^glpat-[0-9A-Za-z_-]{20,}`),
+		shapes:    []shape{{"g", "l", anyByte}},
+		re:        regexp.MustCompile(`^gl(?:pat|cbt|ptt|dt|rt|rtr|ft|soat|oas|imt|agent|ffct)-[0-9A-Za-z_-]{20,}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindGrafanaToken,
+		shapes:    []shape{{"g", "l", anyByte}},
+		re:        regexp.MustCompile(`^gl(?:sa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8}|c_[A-Za-z0-9+/]{32,}={0,2})`),
 		wordStart: true,
 	},
 	{
 		kind:      KindSlackToken,
-		anchors:   []string{"xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xapp-"},
-		re:        regexp.MustCompile(`^(?:xox[abposr]|xapp)-[0-9A-Za-z-]{10,}`),
+		anchors:   []string{"xox", "xapp-"},
+		re:        regexp.MustCompile(`^(?:xox[abposre]|xapp)-[0-9A-Za-z-]{10,}`),
 		wordStart: true,
 		accept:    hasDigit,
 	},
@@ -146,6 +242,12 @@ var rules = []rule{
 		kind:      KindNPMToken,
 		anchors:   []string{"npm_"},
 		re:        regexp.MustCompile(`^npm_[A-Za-z0-9]{36}\b`),
+		wordStart: true,
+	},
+	{
+		kind:      KindPyPIToken,
+		anchors:   []string{"pypi-Ag"},
+		re:        prefixed(`pypi-Ag`, token, 50),
 		wordStart: true,
 	},
 	{
@@ -162,6 +264,14 @@ var rules = []rule{
 		wordStart: true,
 	},
 	{
+		// "private_key_id" of a GCP service-account key file.
+		kind:   KindGCPKeyID,
+		fold:   []string{"key"},
+		re:     regexp.MustCompile(`(?i)^(key_?id` + sep + `)([0-9a-f]{16,64})\b`),
+		group:  2,
+		before: func(s string, at int) bool { return after(s, at, "private") },
+	},
+	{
 		kind:      KindAWSAccessKey,
 		anchors:   []string{"AKIA", "ASIA", "ABIA", "ACCA"},
 		re:        regexp.MustCompile(`^(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
@@ -172,6 +282,174 @@ var rules = []rule{
 		fold:  []string{"aws"},
 		re:    regexp.MustCompile(`(?i)^(aws_?secret(?:_?access)?(?:_?key)?` + sep + `)([A-Za-z0-9/+=]{40})\b`),
 		group: 2,
+	},
+	{
+		// AccountKey= and SharedAccessKey= of Azure connection strings.
+		kind:   KindAzureKey,
+		fold:   []string{"key"},
+		re:     regexp.MustCompile(`(?i)^(key[ \t]*=[ \t]*)([A-Za-z0-9+/]{20,}={0,2})`),
+		group:  2,
+		before: func(s string, at int) bool { return after(s, at, "account") || after(s, at, "sharedaccess") },
+	},
+	{
+		// The signature of an Azure shared access signature (a SAS URL or
+		// SharedAccessSignature=...&sig=...).
+		kind:    KindAzureSAS,
+		anchors: []string{"sig="},
+		re:      regexp.MustCompile(`^(sig=)([A-Za-z0-9%+/]{20,}(?:=|%3[Dd]){0,2})`),
+		group:   2,
+		before:  func(s string, at int) bool { return at > 0 && strings.IndexByte("?&;", s[at-1]) >= 0 },
+	},
+	{
+		kind:      KindSendGridKey,
+		anchors:   []string{"SG."},
+		re:        regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindDigitalOcean,
+		anchors:   []string{"_v1_"},
+		back:      3,
+		re:        regexp.MustCompile(`^do[opr]_v1_[a-f0-9]{64}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindTwilioKey,
+		shapes:    []shape{{"S", "K", hexChars}},
+		re:        regexp.MustCompile(`^SK[0-9a-fA-F]{32}\b`),
+		wordStart: true,
+	},
+	{
+		kind:      KindTwilioSID,
+		shapes:    []shape{{"A", "C", hexChars}},
+		re:        regexp.MustCompile(`^AC[0-9a-f]{32}\b`),
+		wordStart: true,
+	},
+	{
+		kind:      KindMailgunKey,
+		fold:      []string{"key"},
+		re:        regexp.MustCompile(`^key-[0-9a-f]{32}\b`),
+		wordStart: true,
+	},
+	{
+		kind:      KindHerokuKey,
+		anchors:   []string{"HRKU-"},
+		re:        prefixed(`HRKU-`, token, 20),
+		wordStart: true,
+	},
+	{
+		kind:      KindShopifyToken,
+		anchors:   []string{"shp"},
+		re:        regexp.MustCompile(`^shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindSquareToken,
+		anchors:   []string{"sq0", "EAAA"},
+		re:        regexp.MustCompile(`^(?:sq0(?:atp|csp|idp)-[0-9A-Za-z_-]{22,}|EAAA[0-9A-Za-z_-]{56,})`),
+		wordStart: true,
+		accept:    hasDigit,
+	},
+	{
+		kind:      KindBraintreeToken,
+		anchors:   []string{"access_token$"},
+		re:        regexp.MustCompile(`^access_token\$(?:production|sandbox)\$[0-9a-z]{8,32}\$[0-9a-f]{16,64}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindVaultToken,
+		shapes:    []shape{{"h", "v", "sbr"}},
+		re:        regexp.MustCompile(`^hv[sbr]\.[A-Za-z0-9_-]{24,}`),
+		wordStart: true,
+		accept:    hasDigit,
+	},
+	{
+		kind:      KindTerraformToken,
+		anchors:   []string{".atlasv1."},
+		back:      14,
+		re:        regexp.MustCompile(`^[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{40,}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindDockerToken,
+		anchors:   []string{"dckr_pat_", "dckr_oat_"},
+		re:        prefixed(`dckr_[po]at_`, token, 24),
+		wordStart: true,
+	},
+	{
+		kind:      KindCircleCIToken,
+		anchors:   []string{"CCIP"},
+		re:        prefixed(`CCIP(?:AT|RJ)_`, alnum+`_`, 20),
+		wordStart: true,
+	},
+	{
+		kind:      KindSentryToken,
+		anchors:   []string{"sntry"},
+		re:        prefixed(`sntry[su]_`, alnum+`_=+/`, 30),
+		wordStart: true,
+	},
+	{
+		// A bot token: "<bot id>:AA<31 to 35>"; the bot id is kept.
+		kind:    KindTelegramToken,
+		anchors: []string{":AA"},
+		re:      regexp.MustCompile(`^:(AA[A-Za-z0-9_-]{31,35})(?:[^A-Za-z0-9_-]|$)`),
+		group:   1,
+		before:  telegramBotID,
+	},
+	{
+		// base64 of a user id (17-20 digits) "." 6 "." 27 or more.
+		kind:      KindDiscordToken,
+		shapes:    []shape{{"MNO", "TjzD", b64Chars}},
+		re:        regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindAgeKey,
+		anchors:   []string{"AGE-SECRET-KEY-1"},
+		re:        prefixed(`AGE-SECRET-KEY-1`, `0-9A-Z`, 50),
+		wordStart: true,
+	},
+	{
+		kind:      KindPostmanKey,
+		anchors:   []string{"PMAK-"},
+		re:        regexp.MustCompile(`^PMAK-[0-9a-f]{24}-[0-9a-f]{34}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindLinearKey,
+		anchors:   []string{"lin_api_"},
+		re:        prefixed(`lin_api_`, alnum, 32),
+		wordStart: true,
+	},
+	{
+		kind:      KindNewRelicKey,
+		anchors:   []string{"NRAK-", "NRII-"},
+		re:        prefixed(`NR(?:AK|II)-`, `0-9A-Z`, 24),
+		wordStart: true,
+	},
+	{
+		kind:      KindSupabaseToken,
+		anchors:   []string{"sbp_"},
+		re:        regexp.MustCompile(`^sbp_[0-9a-f]{40}`),
+		wordStart: true,
+	},
+	{
+		kind:      KindDatabricksToken,
+		anchors:   []string{"dapi"},
+		re:        regexp.MustCompile(`^dapi[0-9a-f]{32}(?:-\d)?`),
+		wordStart: true,
+	},
+	{
+		kind:      KindDopplerToken,
+		anchors:   []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct."},
+		re:        prefixed(`dp\.(?:pt|st|sa|ct)\.`, alnum, 40),
+		wordStart: true,
+	},
+	{
+		kind:      KindPulumiToken,
+		anchors:   []string{"pul-"},
+		re:        regexp.MustCompile(`^pul-[0-9a-f]{40}`),
+		wordStart: true,
 	},
 	{
 		kind:      KindJWT,
@@ -203,8 +481,25 @@ var rules = []rule{
 		accept: func(v string) bool { return assignedValue(v, 6, 16) },
 	},
 	{
+		// A password given in words: "my password is X", "the wifi
+		// password for the office is X", "passphrase: `X`".
+		kind:   KindPassword,
+		fold:   []string{"passw", "passphrase"},
+		re:     regexp.MustCompile(`(?i)^((?:passw(?:or)?d|passphrase)(?:[ \t]+[^\s.:;,!?]{1,24}){0,3}?[ \t]+(?:is|was|is now|will be|would be)[ \t]*:?[ \t]+["'` + "`" + `“‘]?)([^\s"'` + "`" + `’”<>()\[\]{},;]*[^\s"'` + "`" + `’”<>()\[\]{},;.!?:])`),
+		group:  2,
+		accept: wordPassword,
+	},
+	{
+		// 密码是X, 密码：X, 我的密码为 X.
+		kind:    KindPassword,
+		anchors: []string{"密码"},
+		re:      regexp.MustCompile(`^(密码[^\s，。,.;；:：=是为]{0,8}?[ \t]*(?:是|为|:|：|=)[ \t]*["'“「]?)([!-~]*[A-Za-z0-9!@#$%^&*_+=~?-])`),
+		group:   2,
+		accept:  wordPassword,
+	},
+	{
 		// A key that ends in "secret", "token", "credential(s)" or
-		// "<api|access|auth|secret|private|signing|encryption|master>[_-]key".
+		// "<api|app|access|auth|secret|private|signing|encryption|master>[_-]key".
 		// The keyword must end the key, so "tokenizer=trigram" and
 		// "secret_santa=x" are not assignments of a secret.
 		kind:   KindGenericSecret,
@@ -214,6 +509,38 @@ var rules = []rule{
 		before: keyQualified,
 		accept: func(v string) bool { return assignedValue(v, 8, 24) },
 	},
+	{
+		// A payment card number: 13 to 19 digits, in one run or in
+		// groups, with a card network's prefix and a valid Luhn check.
+		kind:      KindCardNumber,
+		shapes:    []shape{{digits, digits, digits}},
+		match:     cardEnd,
+		wordStart: true,
+	},
+}
+
+// hexChars are the bytes of a hex digit.
+const hexChars = "0123456789abcdefABCDEF"
+
+// after reports whether s just before at ends with word (ASCII, any
+// case), optionally followed by '_' or '-'.
+func after(s string, at int, word string) bool {
+	p := at
+	if p > 0 && (s[p-1] == '_' || s[p-1] == '-') {
+		p--
+	}
+	return p >= len(word) && strings.EqualFold(s[p-len(word):p], word)
+}
+
+// telegramBotID accepts ":AA" after a bot id: 6 to 12 digits at a word
+// start.
+func telegramBotID(s string, at int) bool {
+	p := at
+	for p > 0 && s[p-1] >= '0' && s[p-1] <= '9' {
+		p--
+	}
+	n := at - p
+	return n >= 6 && n <= 12 && (p == 0 || !isWordByte(s[p-1]))
 }
 
 // keyQualified accepts the anchor "key" only after one of the words that
@@ -226,7 +553,7 @@ func keyQualified(s string, at int) bool {
 	if p > 0 && (s[p-1] == '_' || s[p-1] == '-') {
 		p--
 	}
-	for _, w := range []string{"api", "access", "auth", "secret", "private", "signing", "encryption", "master"} {
+	for _, w := range []string{"api", "app", "application", "access", "auth", "secret", "private", "signing", "encryption", "master"} {
 		if p >= len(w) && strings.EqualFold(s[p-len(w):p], w) {
 			return true
 		}
@@ -274,6 +601,9 @@ func pass(s string) (string, int) {
 		if h == nil {
 			h = scan(s)
 		}
+		if !h.any(rules[i].ids) {
+			continue
+		}
 		var n int
 		s, n = rules[i].replace(s, h)
 		if n > 0 {
@@ -299,17 +629,29 @@ func (r *rule) replace(s string, h *hits) (string, int) {
 			break
 		}
 		from = at + 1
-		if r.wordStart && at > 0 && isWordByte(s[at-1]) {
+		start := at - r.back
+		if start < last {
+			continue
+		}
+		if r.wordStart && start > 0 && isWordByte(s[start-1]) {
 			continue
 		}
 		if r.before != nil && !r.before(s, at) {
 			continue
 		}
-		m := r.re.FindStringSubmatchIndex(s[at:min(len(s), at+win)])
-		if m == nil || m[2*r.group] < 0 {
-			continue
+		var lo, hi, end int
+		if r.match != nil {
+			if end = r.match(s, start); end < 0 {
+				continue
+			}
+			lo, hi = start, end
+		} else {
+			m := r.re.FindStringSubmatchIndex(s[start:min(len(s), start+win)])
+			if m == nil || m[2*r.group] < 0 {
+				continue
+			}
+			lo, hi, end = start+m[2*r.group], start+m[2*r.group+1], start+m[1]
 		}
-		lo, hi := at+m[2*r.group], at+m[2*r.group+1]
 		secret := s[lo:hi]
 		if strings.HasPrefix(secret, markerPrefix) || (r.accept != nil && !r.accept(secret)) {
 			continue
@@ -322,7 +664,7 @@ func (r *rule) replace(s string, h *hits) (string, int) {
 		b.WriteString(r.kind)
 		b.WriteByte(']')
 		last = hi
-		from = at + m[1]
+		from = max(end, at+1)
 		n++
 	}
 	if n == 0 {
@@ -357,10 +699,12 @@ func (r *rule) anchorIter(h *hits) func(from int) int {
 // All rules' anchors are found in one pass over the text. needles lists
 // them; a needle's bit is set in tab[j][c] when byte c can be its j-th
 // byte, so one AND of three lookups per position rules out almost every
-// position before any comparison.
+// position before any comparison. A needle given by a shape is found by
+// those lookups alone.
 type needle struct {
-	text string
-	fold bool // text is ASCII lowercase and matched ignoring case
+	text  string
+	fold  bool  // text is ASCII lowercase and matched ignoring case
+	shape shape // set when text is empty
 }
 
 var (
@@ -372,34 +716,55 @@ func init() {
 	index := map[needle]int{}
 	for i := range rules {
 		r := &rules[i]
-		add := func(text string, fold bool) {
-			n := needle{text, fold}
+		add := func(n needle) {
 			id, ok := index[n]
 			if !ok {
 				id = len(needles)
 				index[n] = id
 				needles = append(needles, n)
 				for j := range 3 {
-					c := text[j]
-					tab[j][c] |= 1 << id
-					if fold && c >= 'a' && c <= 'z' {
-						tab[j][c-'a'+'A'] |= 1 << id
+					for c := range 256 {
+						if n.allows(j, byte(c)) {
+							tab[j][c] |= 1 << id
+						}
 					}
 				}
 			}
 			r.ids = append(r.ids, id)
 		}
 		for _, a := range r.anchors {
-			add(a, false)
+			add(needle{text: a})
 		}
 		for _, f := range r.fold {
-			add(f, true)
+			add(needle{text: f, fold: true})
+		}
+		for _, sh := range r.shapes {
+			add(needle{shape: sh})
 		}
 	}
 }
 
+// allows reports whether c can be byte j of n.
+func (n needle) allows(j int, c byte) bool {
+	if n.text == "" {
+		return n.shape[j] == anyByte || strings.IndexByte(n.shape[j], c) >= 0
+	}
+	t := n.text[j]
+	return c == t || n.fold && t >= 'a' && t <= 'z' && c == t-'a'+'A'
+}
+
 // hits holds the positions of each needle in a text, ascending.
 type hits struct{ pos [][]int }
+
+// any reports whether one of the needles ids occurs.
+func (h *hits) any(ids []int) bool {
+	for _, id := range ids {
+		if len(h.pos[id]) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // scan finds every needle in s.
 func scan(s string) *hits {
@@ -413,10 +778,13 @@ func scan(s string) *hits {
 			if len(s)-i < len(n.text) {
 				continue
 			}
-			rest := s[i+3 : i+len(n.text)]
-			if n.fold && equalFoldASCII(rest, n.text[3:]) || !n.fold && rest == n.text[3:] {
-				h.pos[id] = append(h.pos[id], i)
+			if len(n.text) > 3 {
+				rest := s[i+3 : i+len(n.text)]
+				if n.fold && !equalFoldASCII(rest, n.text[3:]) || !n.fold && rest != n.text[3:] {
+					continue
+				}
 			}
+			h.pos[id] = append(h.pos[id], i)
 		}
 	}
 	return h
@@ -467,17 +835,142 @@ func looksRandom(v string, singleClassLen int) bool {
 // secret rather than a reference to one (an environment variable, a path, a
 // placeholder) or a plain word.
 func assignedValue(v string, minLen, singleClassLen int) bool {
-	if len(v) < minLen {
-		return false
-	}
-	for _, p := range []string{"$", "/", "./", "~/", "%", "process.env", "os.environ", "env."} {
-		if strings.HasPrefix(v, p) {
-			return false
-		}
-	}
-	switch strings.ToLower(v) {
-	case "required", "optional", "string", "true", "false", "null", "none", "undefined", "redacted", "changeme", "password", "example":
+	if len(v) < minLen || reference(v) {
 		return false
 	}
 	return looksRandom(v, singleClassLen)
 }
+
+// reference reports whether v names a secret instead of being one (an
+// environment variable, a path) or is a placeholder word.
+func reference(v string) bool {
+	for _, p := range []string{"$", "/", "./", "~/", "%", "process.env", "os.environ", "env."} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	switch strings.ToLower(v) {
+	case "required", "optional", "string", "true", "false", "null", "none", "undefined", "redacted", "changeme", "password", "example":
+		return true
+	}
+	return false
+}
+
+// wordPassword decides whether the word after "password is" is a password
+// rather than prose ("the password is incorrect", "... is case-sensitive",
+// "... is Required"): it has a digit or a symbol, a capital letter after
+// its first, or is long.
+func wordPassword(v string) bool {
+	if len(v) < 4 || reference(v) || strings.Contains(v, "://") || strings.HasPrefix(strings.ToLower(v), "www.") {
+		return false
+	}
+	if hasDigit(v) || strings.ContainsAny(v, "!@#$%^&*+=?~_") || len(v) >= 16 {
+		return true
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i] >= 'A' && v[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// cardEnd returns the end of the payment card number starting at at, or
+// -1: 13 to 19 digits, in one run or in groups of four (Amex 4-6-5)
+// separated by one space or hyphen, not inside a longer number, with the
+// length and prefix of a card network and a valid Luhn check digit.
+func cardEnd(s string, at int) int {
+	if at > 1 && (s[at-1] == '.' || s[at-1] == ',') && isDigit(s[at-2]) {
+		return -1 // the decimals of a number
+	}
+	var num [19]byte
+	n, i := 0, at
+	var sepc byte
+	var groups [6]int
+	g := 0
+	for i < len(s) {
+		c := s[i]
+		if isDigit(c) {
+			if n == len(num) {
+				return -1
+			}
+			num[n] = c
+			n++
+			groups[g]++
+			i++
+			continue
+		}
+		if (c == ' ' || c == '-') && i+1 < len(s) && isDigit(s[i+1]) && (sepc == 0 || sepc == c) && g+1 < len(groups) {
+			sepc = c
+			g++
+			i++
+			continue
+		}
+		break
+	}
+	if i < len(s) && (isWordByte(s[i]) || (s[i] == '.' || s[i] == ',') && i+1 < len(s) && isDigit(s[i+1])) {
+		return -1
+	}
+	if n < 13 || !cardGroups(groups[:g+1]) || !cardPrefix(string(num[:n])) || !luhn(num[:n]) {
+		return -1
+	}
+	return i
+}
+
+// cardGroups accepts one run of digits, groups of four with a shorter
+// last group, and Amex's 4-6-5.
+func cardGroups(gs []int) bool {
+	if len(gs) == 1 {
+		return true
+	}
+	if len(gs) == 3 && gs[0] == 4 && gs[1] == 6 && (gs[2] == 5 || gs[2] == 4) {
+		return true
+	}
+	for k, l := range gs {
+		if l != 4 && (k < len(gs)-1 || l < 1 || l > 4) {
+			return false
+		}
+	}
+	return true
+}
+
+// cardPrefix reports whether num has the prefix and length of a card
+// network: Visa, Mastercard, American Express, Discover, JCB, Diners.
+func cardPrefix(num string) bool {
+	n := len(num)
+	p2, _ := strconv.Atoi(num[:2])
+	p3, _ := strconv.Atoi(num[:3])
+	p4, _ := strconv.Atoi(num[:4])
+	switch {
+	case num[0] == '4':
+		return n == 13 || n == 16 || n == 19
+	case p2 >= 51 && p2 <= 55, p4 >= 2221 && p4 <= 2720:
+		return n == 16
+	case p2 == 34 || p2 == 37:
+		return n == 15
+	case p4 == 6011, p2 == 65, p3 >= 644 && p3 <= 649:
+		return n >= 16 && n <= 19
+	case p4 >= 3528 && p4 <= 3589:
+		return n >= 16 && n <= 19
+	case p2 == 36 || p2 == 38 || p2 == 39 || p3 >= 300 && p3 <= 305:
+		return n >= 14 && n <= 19
+	}
+	return false
+}
+
+// luhn reports whether the digits pass the Luhn check.
+func luhn(num []byte) bool {
+	sum := 0
+	for k := range num {
+		d := int(num[len(num)-1-k] - '0')
+		if k%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

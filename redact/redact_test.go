@@ -49,7 +49,7 @@ func secretCases() []secretCase {
 	hf := j("hf_", "kLmNoPqRsTuVwXyZ0123456789AbCdEfGh")
 	dbPass := "Tr0ub4dor&3x" // '&' ends an unquoted value, so only the part before it goes in a URL
 	urlPass := "s3cr3t-P@ssw0rd"
-	return []secretCase{
+	cases := []secretCase{
 		{"openai legacy key", "I set OPENAI_API_KEY=" + openaiLegacy + " in my shell and it worked.", []string{openaiLegacy}, KindOpenAIKey, []string{"OPENAI_API_KEY="}},
 		{"openai project key", "Use this key: " + openaiProj + ", it belongs to the staging project.", []string{openaiProj}, KindOpenAIKey, []string{"Use this key: ", ", it belongs"}},
 		{"anthropic key", `client = Anthropic(api_key="` + anthropic + `")`, []string{anthropic}, KindAnthropicKey, []string{"client = Anthropic(api_key="}},
@@ -82,6 +82,7 @@ func secretCases() []secretCase {
 		{"token assignment", "set SESSION_TOKEN=" + j("f3a9c1e7", "b2d4068a5c7e9f1b") + " before running", []string{j("f3a9c1e7", "b2d4068a5c7e9f1b")}, KindGenericSecret, []string{"SESSION_TOKEN=", " before running"}},
 		{"escaped json api key", `{\"api_key\": \"` + j("AbCd3fGh1j", "KlMn0pQrSt") + `\"}`, []string{j("AbCd3fGh1j", "KlMn0pQrSt")}, KindGenericSecret, []string{`{\"api_key\": \"`}},
 	}
+	return append(cases, moreSecretCases()...)
 }
 
 func TestStringRedactsSecrets(t *testing.T) {
@@ -254,7 +255,10 @@ func TestAnchorsFitTheScanTables(t *testing.T) {
 		t.Fatalf("%d anchors; the scan tables hold 64", len(needles))
 	}
 	for _, n := range needles {
-		if len(n.text) < 3 {
+		if n.text == "" && n.shape == (shape{}) {
+			t.Errorf("a needle has neither text nor shape")
+		}
+		if n.text != "" && len(n.text) < 3 {
 			t.Errorf("anchor %q is shorter than 3 bytes", n.text)
 		}
 	}

@@ -70,7 +70,7 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, turnsBody{EpisodeID: ep.ID, TurnCount: len(ep.Turns)})
+	return writeJSON(w, http.StatusOK, turnsBody{EpisodeID: ep.ID, TurnCount: ep.TurnCount})
 }
 
 // postFinalize closes the open episode {"closed_by"} and enqueues its

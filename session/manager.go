@@ -72,7 +72,9 @@ func (m *Manager) EpisodeIdle() time.Duration { return m.cfg.EpisodeIdle }
 
 // AppendTurns appends turns to the session's open episode, opening a new
 // one (id imprint.NewID(), announced as EventEpisodeStarted) when the
-// session has none, and returns the episode after the append.
+// session has none, and returns the episode after the append, its Turns
+// the turns added and TurnCount its number of turns (as the store's
+// AppendTurns).
 //
 // A turn without a time gets its predecessor's in the call, else the time
 // of the call. User and assistant turns with text are also recorded as L0

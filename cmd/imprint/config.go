@@ -598,9 +598,10 @@ func checkURL(key, v string, c *Config) error {
 }
 
 // CheckServe returns an error of kind ErrInvalid when the server would
-// listen on a non-loopback address without server.api_token. imprint serve
-// calls it before listening (exit 2).
-func (c *Config) CheckServe() error {
+// listen on a non-loopback address without server.api_token, and no API
+// key exists (hasKeys reports whether one does; it is asked only then).
+// imprint serve calls it before listening (exit 2).
+func (c *Config) CheckServe(hasKeys func() (bool, error)) error {
 	host, _, err := net.SplitHostPort(c.Server.Addr)
 	if err != nil {
 		return imprint.Invalidf("config server.addr: server.addr must be host:port, got %q", c.Server.Addr)
@@ -608,7 +609,16 @@ func (c *Config) CheckServe() error {
 	if c.Server.APIToken != "" || isLoopback(host) {
 		return nil
 	}
-	return imprint.Invalidf("config server.api_token: server.api_token is required to listen on the non-loopback address %s (set %s or listen on 127.0.0.1)", c.Server.Addr, envName("server.api_token"))
+	if hasKeys != nil {
+		has, err := hasKeys()
+		if err != nil {
+			return err
+		}
+		if has {
+			return nil
+		}
+	}
+	return imprint.Invalidf("config server.api_token: server.api_token or an API key (imprint keys create) is required to listen on the non-loopback address %s (set %s, make a key, or listen on 127.0.0.1)", c.Server.Addr, envName("server.api_token"))
 }
 
 func isLoopback(host string) bool {

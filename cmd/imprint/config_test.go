@@ -416,7 +416,7 @@ func TestCheckServe(t *testing.T) {
 	for _, tt := range tests {
 		c := defaultConfig("/d")
 		c.Server.Addr, c.Server.APIToken = tt.addr, tt.token
-		err := c.CheckServe()
+		err := c.CheckServe(nil)
 		if (err == nil) != tt.ok {
 			t.Errorf("CheckServe(%q, token %q) = %v, want ok %v", tt.addr, tt.token, err, tt.ok)
 		}

@@ -43,9 +43,9 @@ func newServeCmd(a *App) *cobra.Command {
 		Long: "serve listens on server.addr (default 127.0.0.1:8420) and runs the durable background\n" +
 			"jobs: capture of finalized episodes and extraction of sessions (after\n" +
 			"extraction.every_n_rounds user rounds, extraction.idle of silence, or a session end).\n" +
-			"A non-loopback address needs server.api_token. SIGINT or SIGTERM stop it gracefully:\n" +
-			"no new requests, jobs in flight handed back for the next start, exit 0. It prints\n" +
-			"the address it listens on to stderr.",
+			"A non-loopback address needs server.api_token or an API key (imprint keys). SIGINT or\n" +
+			"SIGTERM stop it gracefully: no new requests, jobs in flight handed back for the next\n" +
+			"start, exit 0. It prints the address it listens on to stderr.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.serve(cmd.Context())
@@ -125,7 +125,9 @@ func queueEmbedRetry(ctx context.Context, enqueue func(context.Context, imprint.
 // serve runs imprint serve until ctx is cancelled (SIGINT or SIGTERM).
 func (a *App) serve(ctx context.Context) error {
 	cfg := a.Config
-	if err := cfg.CheckServe(); err != nil {
+	// The address first, before the store is opened; whether it may be
+	// served without the admin token depends on the store's keys.
+	if err := cfg.CheckServe(func() (bool, error) { return true, nil }); err != nil {
 		return err
 	}
 	st, err := a.Store(ctx)
@@ -137,6 +139,9 @@ func (a *App) serve(ctx context.Context) error {
 		return imprint.Invalidf("config store: the %s store cannot run imprint serve (no durable jobs)", cfg.Store)
 	}
 	rec, err := a.l0Recorder(ctx)
+	if err := cfg.CheckServe(func() (bool, error) { return svc.HasAPIKeys(ctx) }); err != nil {
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,10 @@ type Episode struct {
 	EndedAt   Time          `json:"ended_at"`
 	CreatedAt Time          `json:"created_at"`
 	UpdatedAt Time          `json:"updated_at"`
+	// TurnCount is the episode's number of turns when Turns holds only
+	// some of them: LiveEpisodeStore.AppendTurns returns the turns it
+	// added, not the whole episode. Zero otherwise.
+	TurnCount int `json:"-"`
 }
 
 // ToolCall is one tool invocation inside a step.

@@ -94,7 +94,10 @@ type JobStore interface {
 type LiveEpisodeStore interface {
 	// AppendTurns appends turns to the session's open episode in one
 	// transaction, opening a new episode with id newID when the session has
-	// none, and returns the episode after the append.
+	// none, and returns the episode after the append: its Turns are the
+	// turns this call added (a turn id the episode holds is skipped) and
+	// TurnCount its number of turns, so an append never reads or writes
+	// the turns before it.
 	AppendTurns(ctx context.Context, scope Scope, sessionID string, turns []Turn, newID string) (Episode, error)
 	// OpenEpisode returns the session's open episode, or ErrNotFound.
 	OpenEpisode(ctx context.Context, scope Scope, sessionID string) (Episode, error)

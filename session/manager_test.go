@@ -149,14 +149,23 @@ func TestAppendTurnsOpensEpisodeAndRecordsText(t *testing.T) {
 	if n := len(f.pending(t, "s1")); n != 2 {
 		t.Errorf("%d messages after the repost, want 2", n)
 	}
-	textTurns := 0
 	for _, turn := range again.Turns {
+		if turn.ID != "" {
+			t.Errorf("the repost added text turn %q again", turn.ID)
+		}
+	}
+	open, err := f.db.OpenEpisode(ctx, scope, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	textTurns := 0
+	for _, turn := range open.Turns {
 		if turn.ID != "" {
 			textTurns++
 		}
 	}
-	if textTurns != 2 {
-		t.Errorf("episode has %d text turns after the repost, want 2", textTurns)
+	if textTurns != 2 || again.TurnCount != len(open.Turns) {
+		t.Errorf("episode has %d text turns after the repost, want 2; %d turns, the append said %d", textTurns, len(open.Turns), again.TurnCount)
 	}
 	if ev := f.takeEvents(); len(ev) != 0 {
 		t.Errorf("repost published %v", ev)

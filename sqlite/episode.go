@@ -114,7 +114,11 @@ func upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTrace
 		q += `, trace_ids = ?`
 		args = append(args, idsJSON)
 	}
-	_, err = tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, ep.ID)...)
+	if _, err = tx.ExecContext(ctx, q+` WHERE id = ?`, append(args, ep.ID)...); err != nil {
+		return err
+	}
+	// The whole episode was written: turns appended live are replaced.
+	_, err = tx.ExecContext(ctx, `DELETE FROM episode_turns WHERE episode_id = ?`, ep.ID)
 	return err
 }
 
@@ -140,6 +144,9 @@ func (db *DB) GetEpisode(ctx context.Context, scope imprint.Scope, id string) (i
 		append([]any{id}, scopeArgs(scope)...)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, imprint.NotFoundf("episode %q not found", id)
+	}
+	if err == nil {
+		err = withTurnRows(ctx, db.r, &e)
 	}
 	return e, dbErr("get episode", err)
 }

@@ -35,6 +35,7 @@ var serviceTests = []struct {
 	{"JobReleaseAndReset", testJobReleaseAndReset},
 	{"JobStatsByScope", testJobStatsByScope},
 	{"AppendTurnsOpensEpisode", testAppendTurns},
+	{"AppendTurnsLongEpisode", testAppendTurnsLongEpisode},
 	{"CloseEpisodeEnqueuesJob", testCloseEpisode},
 	{"CloseEpisodeAtomic", testCloseEpisodeAtomic},
 	{"SubmitEpisode", testSubmitEpisode},

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,8 +44,9 @@ func testAppendTurns(t *testing.T, s imprint.ServiceStore) {
 	if ep.ID != "ep-1" {
 		t.Errorf("second append went to episode %q, want ep-1", ep.ID)
 	}
-	if d := diff(want, turnIDs(ep.Turns)); d != "" {
-		t.Errorf("turns after the second append (-want +got):\n%s", d)
+	// The append returns what it added and the total, not the whole episode.
+	if d := diff(want[2:], turnIDs(ep.Turns)); d != "" || ep.TurnCount != 4 {
+		t.Errorf("second append: %d turns in all, added (-want +got):\n%s", ep.TurnCount, d)
 	}
 	open, err := s.OpenEpisode(ctx, scopeA, "s1")
 	must(t, err)
@@ -66,8 +68,8 @@ func testAppendTurns(t *testing.T, s imprint.ServiceStore) {
 	wantErr(t, "AppendTurns opening an episode with a taken id", err, imprint.ErrConflict)
 	epB, err := s.AppendTurns(ctx, scopeB, "s1", []imprint.Turn{turn("u1", imprint.RoleUser, "hi", 0)}, "ep-b")
 	must(t, err)
-	if epB.ID != "ep-b" || len(epB.Turns) != 1 {
-		t.Errorf("scope B episode = %q with %d turns, want ep-b with 1", epB.ID, len(epB.Turns))
+	if epB.ID != "ep-b" || len(epB.Turns) != 1 || epB.TurnCount != 1 {
+		t.Errorf("scope B episode = %q with %d turns (count %d), want ep-b with 1", epB.ID, len(epB.Turns), epB.TurnCount)
 	}
 	// The session exists after turns alone.
 	if _, err := s.GetSession(ctx, scopeA, "s1"); err != nil {
@@ -284,5 +286,72 @@ func testSessionsToExtract(t *testing.T, s imprint.ServiceStore) {
 	must(t, err)
 	if d := diff([]string{"claude/acme/due"}, key(limited)); d != "" {
 		t.Errorf("SessionsToExtract limit 1 (-want +got):\n%s", d)
+	}
+}
+
+// testAppendTurnsLongEpisode checks an open episode of many appends: each
+// append returns only its own turns and the running total, a repeat adds
+// nothing, every read assembles the whole episode in order, and closing it
+// keeps every turn; an open episode saved whole and then appended to keeps
+// its saved turns ahead of the new ones.
+func testAppendTurnsLongEpisode(t *testing.T, s imprint.ServiceStore) {
+	ctx := ctxFor(t)
+	var want []string
+	for i := range 300 {
+		tn := turn(fmt.Sprintf("t%03d", i), imprint.RoleAssistant, fmt.Sprintf("step %d", i), i)
+		ep, err := s.AppendTurns(ctx, scopeA, "long", []imprint.Turn{tn}, "ep-long")
+		must(t, err)
+		want = append(want, tn.ID+":"+tn.Content)
+		if ep.ID != "ep-long" || ep.TurnCount != i+1 || len(ep.Turns) != 1 || ep.Turns[0].ID != tn.ID {
+			t.Fatalf("append %d: episode %q count %d with %d turns returned", i, ep.ID, ep.TurnCount, len(ep.Turns))
+		}
+	}
+	again, err := s.AppendTurns(ctx, scopeA, "long", []imprint.Turn{turn("t010", imprint.RoleAssistant, "step 10", 10)}, "unused")
+	must(t, err)
+	if len(again.Turns) != 0 || again.TurnCount != 300 {
+		t.Errorf("repeated turn: added %d, count %d, want 0 and 300", len(again.Turns), again.TurnCount)
+	}
+	open, err := s.OpenEpisode(ctx, scopeA, "long")
+	must(t, err)
+	got, err := s.GetEpisode(ctx, scopeA, "ep-long")
+	must(t, err)
+	idle, err := s.IdleEpisodes(ctx, time.Now().Add(time.Hour), 10)
+	must(t, err)
+	closed, err := s.CloseEpisode(ctx, scopeA, "ep-long", imprint.ClosedFinalized, nil)
+	must(t, err)
+	after, err := s.GetEpisode(ctx, scopeA, "ep-long")
+	must(t, err)
+	for name, ep := range map[string]imprint.Episode{"OpenEpisode": open, "GetEpisode": got, "CloseEpisode": closed, "GetEpisode after close": after} {
+		if d := diff(want, turnIDs(ep.Turns)); d != "" {
+			t.Errorf("%s turns (-want +got):\n%s", name, d)
+		}
+		if !ep.StartedAt.Equal(at(0).Time) || !ep.EndedAt.Equal(at(299).Time) {
+			t.Errorf("%s times %s..%s, want %s..%s", name, ep.StartedAt, ep.EndedAt, at(0), at(299))
+		}
+	}
+	if len(idle) != 1 || len(idle[0].Turns) != 300 {
+		t.Errorf("IdleEpisodes: %d episodes, want ep-long with 300 turns", len(idle))
+	}
+
+	saved := episode("ep-saved", scopeA)
+	saved.SessionID, saved.Status, saved.ClosedBy = "saved", imprint.EpisodeOpen, ""
+	must(t, s.SaveEpisode(ctx, saved))
+	ep, err := s.AppendTurns(ctx, scopeA, "saved", []imprint.Turn{turn("new", imprint.RoleUser, "one more", 50)}, "unused")
+	must(t, err)
+	wantSaved := append(turnIDs(saved.Turns), "new:one more")
+	if ep.ID != "ep-saved" || ep.TurnCount != len(wantSaved) || len(ep.Turns) != 1 {
+		t.Errorf("append to a saved open episode: %q count %d added %d, want ep-saved count %d added 1", ep.ID, ep.TurnCount, len(ep.Turns), len(wantSaved))
+	}
+	read, err := s.GetEpisode(ctx, scopeA, "ep-saved")
+	must(t, err)
+	if d := diff(wantSaved, turnIDs(read.Turns)); d != "" {
+		t.Errorf("saved open episode after an append (-want +got):\n%s", d)
+	}
+	// Saving the whole episode again replaces what was appended.
+	must(t, s.SaveEpisode(ctx, saved))
+	read, err = s.GetEpisode(ctx, scopeA, "ep-saved")
+	must(t, err)
+	if d := diff(turnIDs(saved.Turns), turnIDs(read.Turns)); d != "" {
+		t.Errorf("open episode saved whole again (-want +got):\n%s", d)
 	}
 }

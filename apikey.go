@@ -92,7 +92,7 @@ type APIKeyStore interface {
 	// RevokeAPIKey marks the key revoked (once: revoking it again keeps the
 	// first time) and returns it; ErrNotFound for an unknown id.
 	RevokeAPIKey(ctx context.Context, id string, at Time) (APIKey, error)
-	// HasActiveAPIKeys reports whether any key is not revoked: once one is,
-	// a service without an admin token still requires a key.
-	HasActiveAPIKeys(ctx context.Context) (bool, error)
+	// HasAPIKeys reports whether any key was ever made, revoked or not:
+	// from then on a service without an admin token requires a key.
+	HasAPIKeys(ctx context.Context) (bool, error)
 }

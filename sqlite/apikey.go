@@ -98,9 +98,9 @@ func (db *DB) RevokeAPIKey(ctx context.Context, id string, at imprint.Time) (imp
 	return k, dbErr("revoke api key", err)
 }
 
-// HasActiveAPIKeys reports whether any key is not revoked.
-func (db *DB) HasActiveAPIKeys(ctx context.Context) (bool, error) {
+// HasAPIKeys reports whether any key was ever made.
+func (db *DB) HasAPIKeys(ctx context.Context) (bool, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)`).Scan(&n)
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM api_keys)`).Scan(&n)
 	return n != 0, dbErr("has api keys", err)
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -309,4 +310,24 @@ func TestAPIKeyEventStream(t *testing.T) {
 		}
 	}
 	t.Fatalf("ana's event never came: %v", sc.Err())
+}
+
+// FuzzKeyRestrict: whatever scope a request names, what a key lets
+// through is within the key.
+func FuzzKeyRestrict(f *testing.F) {
+	f.Add("acme", "ana", "", "acme", "ana", "coder", true, true, false)
+	f.Add("acme", "", "", "beta", "x", "y", true, false, true)
+	f.Fuzz(func(t *testing.T, kt, ku, ka, st, su, sa string, gt, gu, ga bool) {
+		if kt == "" {
+			return
+		}
+		p := principal{key: &imprint.APIKey{ID: "k", Scope: imprint.KeyScope{Tenant: kt, User: ku, Agent: ka}}}
+		sc, err := p.restrict(imprint.Scope{Tenant: st, User: su, Agent: sa}, [3]bool{gt, gu, ga})
+		if err == nil && !p.key.Scope.Covers(sc) {
+			t.Fatalf("key %s let %s through", p.key.Scope, sc)
+		}
+		if err != nil && !errors.Is(err, imprint.ErrForbidden) {
+			t.Fatalf("restrict error %v is not forbidden", err)
+		}
+	})
 }

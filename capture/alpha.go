@@ -30,7 +30,7 @@ type alphaScore struct {
 func scoreAlpha(ctx context.Context, m imprint.LLM, steps []Step, i int, task, downstream, reflection string) (alphaScore, error) {
 	v := viewOf(steps, i, task)
 	v.Downstream = downstream
-	v.Reflection = reflection
+	v.Reflection = quoted(reflection)
 	user, err := render("alpha.user.tmpl", v)
 	if err != nil {
 		return alphaScore{}, err

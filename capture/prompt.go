@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/promptguard"
 )
 
 // Ops of the capture prompts; the version is part of the name and changes
@@ -51,6 +52,16 @@ func mustRead(name string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// captureQuoter quotes the lines of an episode's text that read as the
+// sections of the per-step prompts or the labels of their previews, so
+// that what a user, the agent or a tool wrote cannot forge a section (a
+// second OUTCOME:, a REFLECTION: of its own).
+var captureQuoter = promptguard.NewQuoter("TASK", "STATE", "ACTION", "TOOLS", "OUTCOME", "DOWNSTREAM", "REFLECTION",
+	"agent", "output", "reflection", "final reply", "tools used", "task reward", "error", "the user then wrote")
+
+// quoted is episode text as the prompts show it (captureQuoter).
+func quoted(s string) string { return captureQuoter.Quote(s) }
 
 // stepView is what the per-step prompts show of a step.
 type stepView struct {
@@ -94,8 +105,8 @@ func viewOf(steps []Step, i int, task string) stepView {
 	st := steps[i]
 	return stepView{
 		Task:    orNone(task),
-		State:   orNone(clip(st.UserText, promptStateChars)),
-		Action:  orNone(clip(st.AgentText, promptActionChars)),
+		State:   orNone(quoted(clip(st.UserText, promptStateChars))),
+		Action:  orNone(quoted(clip(st.AgentText, promptActionChars))),
 		Tools:   orNone(toolLines(st.ToolCalls)),
 		Outcome: outcome(steps, i),
 	}
@@ -107,9 +118,10 @@ func toolLines(calls []imprint.ToolCall) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "- %s(%s) -> %s", tc.Name, clip(string(tc.Input), promptToolInputChars), orNone(clip(tc.Output, promptToolOutputChars)))
+		fmt.Fprintf(&b, "- %s(%s) -> %s", oneLine(tc.Name), quoted(clip(string(tc.Input), promptToolInputChars)),
+			orNone(quoted(clip(tc.Output, promptToolOutputChars))))
 		if e := strings.TrimSpace(tc.Error); e != "" {
-			fmt.Fprintf(&b, " [error: %s]", clip(e, promptToolOutputChars))
+			fmt.Fprintf(&b, " [error: %s]", quoted(clip(e, promptToolOutputChars)))
 		}
 	}
 	return b.String()
@@ -125,14 +137,14 @@ func outcome(steps []Step, i int) string {
 		if e := strings.TrimSpace(tc.Error); e != "" {
 			code := ""
 			if tc.ErrorCode != "" {
-				code = "[" + tc.ErrorCode + "]"
+				code = "[" + oneLine(tc.ErrorCode) + "]"
 			}
-			s = "ERROR" + code + ": " + e + "\n"
+			s = "ERROR" + code + ": " + quoted(e) + "\n"
 		}
-		return clip(s+orNone(tc.Output), promptOutcomeChars)
+		return clip(s+orNone(quoted(tc.Output)), promptOutcomeChars)
 	}
 	if i+1 < len(steps) && strings.TrimSpace(steps[i+1].UserText) != "" {
-		return clip("the user then wrote: "+steps[i+1].UserText, promptOutcomeChars)
+		return clip("the user then wrote: "+quoted(steps[i+1].UserText), promptOutcomeChars)
 	}
 	return "(the episode ended after this reply)"
 }
@@ -144,13 +156,13 @@ func taskContext(ep imprint.Episode, steps []Step) string {
 	var parts []string
 	for _, st := range steps {
 		if s := strings.TrimSpace(st.UserText); s != "" {
-			parts = append(parts, "Task: "+clip(s, taskPartChars))
+			parts = append(parts, "Task: "+quoted(clip(s, taskPartChars)))
 			break
 		}
 	}
 	for i := len(steps) - 1; i >= 0; i-- {
 		if s := strings.TrimSpace(steps[i].AgentText); s != "" {
-			parts = append(parts, "Final reply: "+clip(s, taskPartChars))
+			parts = append(parts, "Final reply: "+quoted(clip(s, taskPartChars)))
 			break
 		}
 	}
@@ -160,7 +172,7 @@ func taskContext(ep imprint.Episode, steps []Step) string {
 		for _, tc := range st.ToolCalls {
 			if !seen[tc.Name] && len(tools) < maxTaskTools {
 				seen[tc.Name] = true
-				tools = append(tools, tc.Name)
+				tools = append(tools, oneLine(tc.Name))
 			}
 		}
 	}
@@ -195,25 +207,29 @@ func preview(st Step, reflection string, off int) string {
 	if len(st.ToolCalls) == 0 {
 		fmt.Fprintf(&b, "[step+%d] reply\n", off)
 		if s := strings.TrimSpace(st.UserText); s != "" {
-			fmt.Fprintf(&b, "user: %s\n", clip(s, previewChars/2))
+			fmt.Fprintf(&b, "user: %s\n", quoted(clip(s, previewChars/2)))
 		}
-		fmt.Fprintf(&b, "agent: %s", orNone(clip(st.AgentText, previewChars/2)))
+		fmt.Fprintf(&b, "agent: %s", orNone(quoted(clip(st.AgentText, previewChars/2))))
 	} else {
 		names := make([]string, len(st.ToolCalls))
 		var outs []string
 		for j, tc := range st.ToolCalls {
-			names[j] = tc.Name
-			o := orNone(strings.TrimSpace(tc.Output))
+			names[j] = oneLine(tc.Name)
+			o := orNone(quoted(strings.TrimSpace(tc.Output)))
 			if e := strings.TrimSpace(tc.Error); e != "" {
-				o = "ERROR: " + e
+				o = "ERROR: " + quoted(e)
 			}
-			outs = append(outs, tc.Name+": "+o)
+			outs = append(outs, names[j]+": "+o)
 		}
 		fmt.Fprintf(&b, "[step+%d] tool use: %s\n", off, strings.Join(names, ", "))
 		fmt.Fprintf(&b, "output: %s", clip(strings.Join(outs, "\n"), previewChars))
 	}
 	if reflection != "" {
-		fmt.Fprintf(&b, "\nreflection: %s", clip(reflection, previewChars/2))
+		fmt.Fprintf(&b, "\nreflection: %s", quoted(clip(reflection, previewChars/2)))
 	}
 	return b.String()
 }
+
+// oneLine folds s's whitespace, line breaks included, to single spaces: a
+// name or code shown inside a line cannot start a line of its own.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/promptguard"
 )
 
 // LLM operations of the extraction pipeline. The version is part of the
@@ -111,25 +112,32 @@ func speakerLabel(name string) string {
 	return oneLine(speakerBrackets.Replace(name))
 }
 
+// extractQuoter quotes the lines of message content that read as the
+// sections or message blocks of the extraction prompts, so that a message
+// cannot forge a section or another message.
+var extractQuoter = promptguard.NewQuoter("PREVIOUS SCENE", "SPEAKERS", "BACKGROUND MESSAGES", "NEW MESSAGES")
+
 // writeBlocks writes msgs as blocks; with bySpeaker a block names the
 // message's speaker (its role when it has none) instead of its role.
+// Fields are one line without brackets, and content lines that read as
+// prompt structure are quoted (promptguard.Quoter).
 func writeBlocks(b *strings.Builder, msgs []imprint.Message, bySpeaker bool) {
 	for i, m := range msgs {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		who := string(m.Role)
+		who := speakerLabel(string(m.Role))
 		if n := speakerLabel(m.Speaker); bySpeaker && n != "" {
 			who = n
 		}
 		b.WriteString("[")
-		b.WriteString(m.ID)
+		b.WriteString(speakerLabel(m.ID))
 		b.WriteString("] [")
 		b.WriteString(who)
 		b.WriteString("] [")
 		b.WriteString(messageTime(m).String())
 		b.WriteString("]: ")
-		b.WriteString(m.Content)
+		b.WriteString(extractQuoter.Quote(m.Content))
 	}
 }
 

@@ -28,5 +28,5 @@ type EmbedRetryStore interface {
 // EmbedJobKey is the unique key of the embedding retry job of a scope, so at
 // most one unfinished one exists per scope.
 func EmbedJobKey(scope Scope) string {
-	return "embed:" + scope.String()
+	return ScopedKey("embed", scope)
 }

@@ -1,0 +1,172 @@
+package imprint
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestJobKeysOfLookAlikeScopes: the pairs of issue 11 whose job keys were
+// equal, when parts were joined unescaped, have distinct keys.
+func TestJobKeysOfLookAlikeScopes(t *testing.T) {
+	ag := Scope{Tenant: "t", User: "u", Agent: "ag"}
+	agd := Scope{Tenant: "t", User: "u", Agent: "ag:d"}
+	x := Scope{Tenant: "t", User: "u", Agent: "x"}
+	xa := Scope{Tenant: "t", User: "u", Agent: "x:a"}
+	slash := Scope{Tenant: "t/u", User: "v", Agent: "w"}
+	slash2 := Scope{Tenant: "t", User: "u/v", Agent: "w"}
+	for _, c := range []struct{ name, a, b string }{
+		{"capture", CaptureJobKey(ag, "d:EPD"), CaptureJobKey(agd, "EPD")},
+		{"extract", ExtractJobKey(x, "a:b"), ExtractJobKey(xa, "b")},
+		{"extract slash", ExtractJobKey(slash, "s"), ExtractJobKey(slash2, "s")},
+		{"embed", EmbedJobKey(slash), EmbedJobKey(slash2)},
+		{"scope", slash.String(), slash2.String()},
+		{"escape itself", ExtractJobKey(x, "a%3Ab"), ExtractJobKey(x, "a:b")},
+	} {
+		if c.a == c.b {
+			t.Errorf("%s: two distinct (scope, id) share the key %q", c.name, c.a)
+		}
+	}
+}
+
+// TestKeysOfPlainPartsUnchanged: parts without special bytes give the keys
+// earlier versions made, so stored keys and derived ids stay valid.
+func TestKeysOfPlainPartsUnchanged(t *testing.T) {
+	s := Scope{Tenant: "acme", User: "alice", Agent: "claude-code", Workspace: "w"}
+	for _, c := range []struct{ got, want string }{
+		{ExtractJobKey(s, "s1"), "extract:acme/alice/claude-code:s1"},
+		{CaptureJobKey(s, "0196f7c1-7a4e-7b2c-9d3e-2f1a0b9c8d7e"), "capture:acme/alice/claude-code:0196f7c1-7a4e-7b2c-9d3e-2f1a0b9c8d7e"},
+		{EmbedJobKey(s), "embed:acme/alice/claude-code"},
+		{s.String(), "acme/alice/claude-code"},
+		{JoinKey("conv 26", "session_1"), "conv 26:session_1"},
+		{string(AppendKeyParts(nil, 0, "a", "50% off: a/b", "")), "a\x0050% off: a/b\x00\x00"},
+		{string(AppendKeyParts(nil, 0x1f, "a", "b\x00c")), "a\x1fb\x00c\x1f"},
+	} {
+		if c.got != c.want {
+			t.Errorf("key = %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestKeyPartEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"":          "",
+		"plain":     "plain",
+		"ag:d":      "ag%3Ad",
+		"a/b":       "a%2Fb",
+		"50%":       "50%25",
+		"nul\x00":   "nul%00",
+		"del\x7f":   "del%7F",
+		"tab\tnl\n": "tab%09nl%0A",
+		"héllo":     "héllo",
+	} {
+		if got := KeyPart(in); got != want {
+			t.Errorf("KeyPart(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := string(AppendKeyParts(nil, 0, "a\x00", "\x10b")); got != "a\x10@\x00\x10Pb\x00" {
+		t.Errorf("AppendKeyParts = %q", got)
+	}
+}
+
+// splitKey undoes JoinKey: the ':'-separated parts, unescaped.
+func splitKey(t *testing.T, key string) []string {
+	t.Helper()
+	var out []string
+	for _, p := range strings.Split(key, ":") {
+		var b strings.Builder
+		for i := 0; i < len(p); i++ {
+			if p[i] != '%' {
+				b.WriteByte(p[i])
+				continue
+			}
+			n, err := strconv.ParseUint(p[i+1:i+3], 16, 8)
+			if err != nil {
+				t.Fatalf("bad escape in %q: %v", key, err)
+			}
+			b.WriteByte(byte(n))
+			i += 2
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// splitHashInput undoes AppendKeyParts with separator sep.
+func splitHashInput(t *testing.T, in []byte, sep byte) []string {
+	t.Helper()
+	var out []string
+	var cur []byte
+	for i := 0; i < len(in); i++ {
+		switch c := in[i]; {
+		case c == sep:
+			out = append(out, string(cur))
+			cur = nil
+		case c == KeyEscape:
+			i++
+			if i == len(in) || (in[i] != sep+0x40 && in[i] != KeyEscape+0x40) {
+				t.Fatalf("bad escape in %q", in)
+			}
+			cur = append(cur, in[i]-0x40)
+		default:
+			cur = append(cur, c)
+		}
+	}
+	if len(cur) > 0 {
+		t.Fatalf("unterminated part in %q", in)
+	}
+	return out
+}
+
+// FuzzKeyParts: two distinct lists of parts never encode equal, as a key
+// (JoinKey, ScopedKey) or as hash input (AppendKeyParts with either
+// separator in use), each encoding reads back to its parts, and a part
+// without special bytes is written as it is.
+func FuzzKeyParts(f *testing.F) {
+	f.Add("ag", "d:EPD", "", "ag:d", "EPD", "", uint8(2), uint8(2))
+	f.Add("x", "a:b", "", "x:a", "b", "", uint8(2), uint8(2))
+	f.Add("a\x00", "b", "c", "a", "\x00b", "c", uint8(3), uint8(3))
+	f.Add("a\x10", "@", "", "a", "\x00", "", uint8(2), uint8(2))
+	f.Add("", "", "", "", "", "", uint8(0), uint8(1))
+	f.Add("50%", "3A", "", "50:", "", "", uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, a0, a1, a2, b0, b1, b2 string, na, nb uint8) {
+		a := []string{a0, a1, a2}[:1+int(na)%3]
+		b := []string{b0, b1, b2}[:1+int(nb)%3]
+		same := slices.Equal(a, b)
+		if ka, kb := JoinKey(a...), JoinKey(b...); (ka == kb) != same {
+			t.Errorf("JoinKey(%q) = %q, JoinKey(%q) = %q", a, ka, b, kb)
+		}
+		if got := splitKey(t, JoinKey(a...)); !slices.Equal(got, a) {
+			t.Errorf("JoinKey(%q) reads back as %q", a, got)
+		}
+		for _, sep := range []byte{0, 0x1f} {
+			ha, hb := AppendKeyParts(nil, sep, a...), AppendKeyParts(nil, sep, b...)
+			if bytes.Equal(ha, hb) != same {
+				t.Errorf("AppendKeyParts(%#x, %q) = %q, of %q = %q", sep, a, ha, b, hb)
+			}
+			if got := splitHashInput(t, ha, sep); !slices.Equal(got, a) {
+				t.Errorf("AppendKeyParts(%#x, %q) reads back as %q", sep, a, got)
+			}
+		}
+		// A scope and an id, or a scope and nothing, as the job keys use them.
+		sa := Scope{Tenant: a0, User: a1, Agent: a2}
+		sb := Scope{Tenant: b0, User: b1, Agent: b2}
+		ida, idb := b[len(b)-1], a[len(a)-1]
+		if ka, kb := CaptureJobKey(sa, ida), CaptureJobKey(sb, idb); (ka == kb) != (sa == sb && ida == idb) {
+			t.Errorf("CaptureJobKey(%+v, %q) = %q, of (%+v, %q) = %q", sa, ida, ka, sb, idb, kb)
+		}
+		if ka, kb := EmbedJobKey(sa), EmbedJobKey(sb); (ka == kb) != (sa == sb) {
+			t.Errorf("EmbedJobKey(%+v) = %q, of %+v = %q", sa, ka, sb, kb)
+		}
+		for _, p := range []string{a0, b0} {
+			if !strings.ContainsAny(p, "%:/\x7f") && !strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 }) && KeyPart(p) != p {
+				t.Errorf("KeyPart(%q) = %q, want it unchanged", p, KeyPart(p))
+			}
+			if !strings.ContainsAny(p, "\x00\x10") && string(AppendKeyPart(nil, 0, p)) != p {
+				t.Errorf("AppendKeyPart(%q) = %q, want it unchanged", p, AppendKeyPart(nil, 0, p))
+			}
+		}
+	})
+}

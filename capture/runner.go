@@ -141,8 +141,10 @@ func hashID(parts ...string) string {
 // Prepare validates ep as Run does and returns it as it would be saved: id
 // derived when missing, scope defaulted, turns without a time given their
 // predecessor's (or now), status and closed_by set from closedBy (or
-// ep.ClosedBy, else finalized). Errors are of kind ErrInvalid and name the
-// field.
+// ep.ClosedBy, else finalized), texts made safe to store and their secrets
+// replaced by Deps.Redact. Every path that stores an episode prepares it
+// first, so none stores a secret. Errors are of kind ErrInvalid and name
+// the field.
 func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint.Episode, error) {
 	ep.SessionID = strings.TrimSpace(ep.SessionID)
 	if ep.SessionID == "" {
@@ -208,7 +210,7 @@ func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint
 		ep.CreatedAt = now
 	}
 	ep.UpdatedAt = now
-	return ep, nil
+	return redactEpisode(sanitizeEpisode(ep), r.d.Redact), nil
 }
 
 // Run captures ep, closed as closedBy (empty: ep.ClosedBy, else finalized):
@@ -311,7 +313,6 @@ func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy impri
 	if err != nil {
 		return computed{}, fmt.Errorf("capture: %w", err)
 	}
-	ep = redactEpisode(sanitizeEpisode(ep), r.d.Redact)
 	res := Result{EpisodeID: ep.ID, SessionID: ep.SessionID, ClosedBy: ep.ClosedBy,
 		TraceIDs: []string{}, Traces: []imprint.Trace{}, Warnings: []Warning{}}
 	if ep.ClosedBy == imprint.ClosedAbandoned && !r.cfg.CaptureAbandoned {

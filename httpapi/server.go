@@ -70,6 +70,10 @@ type Deps struct {
 	// nil reads the usage from Store.
 	Calls  *llm.MemoryRecorder
 	Logger *slog.Logger
+	// Redact replaces secrets in a text (redact.String in the binary); a
+	// posted episode is redacted before it is stored. Nil keeps texts as
+	// given.
+	Redact func(string) string
 }
 
 // Config tunes a Server. Zero values take the defaults.
@@ -123,8 +127,9 @@ func NewServer(d Deps, cfg Config) *Server {
 		cfg: cfg.withDefaults(),
 		log: d.Logger,
 		mux: http.NewServeMux(),
-		// Prepare only validates and fills in an episode; it needs no deps.
-		preparer: capture.NewRunner(capture.Deps{}, capture.DefaultConfig()),
+		// Prepare validates, fills in and redacts an episode; it needs no
+		// store, LLM or embedder.
+		preparer: capture.NewRunner(capture.Deps{Redact: d.Redact}, capture.DefaultConfig()),
 		hub:      newHub(),
 		metrics:  &counters{},
 		started:  time.Now(),

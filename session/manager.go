@@ -44,6 +44,10 @@ type ManagerDeps struct {
 	// Wake, when set, is called after the manager enqueued a job, so the
 	// scheduler polls at once (Scheduler.Wake).
 	Wake func()
+	// Redact replaces secrets in a text (redact.String in the binary);
+	// appended turns are redacted before they are recorded or stored.
+	// Nil keeps texts as given.
+	Redact func(string) string
 }
 
 // Manager groups the turns of live sessions into episodes: turns go to the
@@ -83,7 +87,8 @@ func (m *Manager) EpisodeIdle() time.Duration { return m.cfg.EpisodeIdle }
 // the scope, session, role, given time, content and its rank among
 // identical id-less turns of the call, so posting the same turns again
 // records nothing new and adds no turn twice. Tool and system turns and
-// empty assistant turns keep their ids as given.
+// empty assistant turns keep their ids as given. Every text of the turns
+// passes ManagerDeps.Redact before anything is recorded or stored.
 //
 // It returns an error of kind ErrInvalid, and writes nothing, for a missing
 // session id or scope, no turns, or an unknown role (naming turns[i].role).
@@ -135,6 +140,14 @@ func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionI
 				Content: t.Content, Timestamp: t.TS, Speaker: t.Meta.Speaker})
 		}
 		out[i] = t
+	}
+	// Ids are derived from the texts as given (so a repeat post finds
+	// them); nothing is written before the secrets are gone.
+	if m.d.Redact != nil {
+		out = imprint.RedactTurns(out, m.d.Redact)
+		for k := range msgs {
+			msgs[k].Content = m.d.Redact(msgs[k].Content)
+		}
 	}
 	if m.d.Recorder != nil && len(msgs) > 0 {
 		if err := m.d.Recorder.RecordTurns(ctx, scope, sessionID, msgs); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/redact"
 )
 
 func newCaptureCmd(a *App) *cobra.Command {
@@ -31,8 +32,9 @@ func newCaptureCmd(a *App) *cobra.Command {
 				return err
 			}
 			if c != nil {
-				// Validate as the service will, then let it capture.
-				pr := capture.NewRunner(capture.Deps{}, capture.DefaultConfig())
+				// Validate and redact as the service will, then let it
+				// capture: no secret leaves this machine.
+				pr := capture.NewRunner(capture.Deps{Redact: redact.String}, capture.DefaultConfig())
 				for i := range eps {
 					if eps[i].Scope == (imprint.Scope{}) {
 						eps[i].Scope = a.Scope()

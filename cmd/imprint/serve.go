@@ -17,6 +17,7 @@ import (
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/record"
+	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/session"
 )
@@ -176,10 +177,12 @@ func (a *App) serve(ctx context.Context) error {
 		return err
 	}
 	turns := &turnRecorder{r: rec, enqueue: sched.Enqueue, log: a.Logger, embedding: emb != nil}
-	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turns, Logger: a.Logger, Wake: sched.Wake},
+	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turns, Logger: a.Logger, Wake: sched.Wake,
+		Redact: redact.String},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	srv := httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: messageRecorder{turns}, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
+		Redact: redact.String,
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes})
 	defer srv.Close()
 	turns.count = srv.CountRecorded

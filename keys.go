@@ -1,6 +1,11 @@
 package imprint
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
 
 // Keys and derived ids are made of several parts: a scope's tenant, user
 // and agent, a session or episode id, a turn's time and text. Each part is
@@ -108,4 +113,19 @@ func AppendKeyParts(dst []byte, sep byte, parts ...string) []byte {
 		dst = append(AppendKeyPart(dst, sep, p), sep)
 	}
 	return dst
+}
+
+// MessageKey is what identifies an id-less message or live turn: who said
+// what, when, in which session of which scope, each part escaped and ended
+// by a NUL (AppendKeyParts).
+func MessageKey(scope Scope, sessionID string, role Role, ts Time, content string) string {
+	return string(AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, string(role), ts.String(), content))
+}
+
+// RankedID hashes a MessageKey with the message's rank among identical ones
+// (24 hex digits), so repeated identical messages get distinct ids and the
+// same input always the same ones.
+func RankedID(key string, rank int) string {
+	sum := sha256.Sum256(strconv.AppendInt([]byte(key), int64(rank), 10))
+	return hex.EncodeToString(sum[:12])
 }

@@ -170,3 +170,41 @@ func FuzzKeyParts(f *testing.F) {
 		}
 	})
 }
+
+// TestMessageIDsOfPlainAndLookAlikeParts: an id-less message or live turn
+// keeps the id earlier versions derived (recording or posting it again is
+// idempotent across versions), and two whose parts only look alike when
+// joined get distinct ids.
+func TestMessageIDsOfPlainAndLookAlikeParts(t *testing.T) {
+	ts, err := ParseTime("2026-01-02T03:04:05Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		scope            Scope
+		session, content string
+		rank0, rank1     string
+	}{
+		{Scope{Tenant: "t", User: "u", Agent: "ag:d", Workspace: "w/x"}, "a:b", "50% off: a/b", "fe2495a3dfbba2b22d499548", "7acbe016a7795d18deb55db8"},
+		{Scope{Tenant: "t", User: "u", Agent: "a"}, "s1", "hi", "a962871ff4647a48721ecc35", "6dee72fb737cf9d9d34c1539"},
+	} {
+		key := MessageKey(c.scope, c.session, RoleUser, ts, c.content)
+		if got := RankedID(key, 0); got != c.rank0 {
+			t.Errorf("id of %q in %q = %s, want %s as before", c.content, c.session, got, c.rank0)
+		}
+		if got := RankedID(key, 1); got != c.rank1 {
+			t.Errorf("id of the second identical %q = %s, want %s as before", c.content, got, c.rank1)
+		}
+	}
+	for _, p := range []struct {
+		a, b   Scope
+		sa, sb string
+	}{
+		{Scope{Tenant: "t", User: "u", Agent: "x\x00"}, Scope{Tenant: "t", User: "u", Agent: "x", Workspace: "\x00"}, "s", "s"},
+		{Scope{Tenant: "t", User: "u", Agent: "x", Workspace: "a\x00b"}, Scope{Tenant: "t", User: "u", Agent: "x", Workspace: "a"}, "s", "b\x00s"},
+	} {
+		if a, b := RankedID(MessageKey(p.a, p.sa, RoleUser, ts, "hi"), 0), RankedID(MessageKey(p.b, p.sb, RoleUser, ts, "hi"), 0); a == b {
+			t.Errorf("messages of session %q in %+v and %q in %+v share the id %s", p.sa, p.a, p.sb, p.b, a)
+		}
+	}
+}

@@ -124,15 +124,12 @@ func TraceID(episodeID, stepKey string) string {
 	return hashID("imprint.trace.v1", episodeID, stepKey)
 }
 
-// hashID formats the SHA-256 of parts as a UUID (version 8, RFC 9562).
+// hashID formats the SHA-256 of parts, each escaped and ended by 0x1f
+// (imprint.AppendKeyParts), as a UUID (version 8, RFC 9562).
 func hashID(parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0x1f})
-	}
+	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0x1f, parts...))
 	var b [16]byte
-	copy(b[:], h.Sum(nil))
+	copy(b[:], sum[:])
 	b[6] = b[6]&0x0f | 0x80
 	b[8] = b[8]&0x3f | 0x80
 	return imprint.FormatUUID(b)

@@ -32,11 +32,8 @@ func assignIDs(scope imprint.Scope, sessionID string, w Window, mems []imprint.M
 		src := slices.Clone(mems[i].SourceMessageIDs)
 		slices.Sort(src)
 		h := sha256.New()
-		for _, part := range append([]string{scope.Tenant, scope.User, scope.Agent, sessionID, strconv.FormatInt(first.Seq, 10), first.ID,
-			string(mems[i].Type), mems[i].Content}, src...) {
-			h.Write([]byte(part))
-			h.Write([]byte{0})
-		}
+		h.Write(imprint.AppendKeyParts(nil, 0, append([]string{scope.Tenant, scope.User, scope.Agent, sessionID, strconv.FormatInt(first.Seq, 10), first.ID,
+			string(mems[i].Type), mems[i].Content}, src...)...))
 		var key [32]byte
 		copy(key[:], h.Sum(nil))
 		rank := ranks[key]

@@ -94,12 +94,8 @@ func isLive(path string) bool {
 // sessionKey names a session in marker file names: 32 hex digits of a
 // hash of its scope and id, so any scope or session id gives a safe name.
 func sessionKey(scope imprint.Scope, sessionID string) string {
-	h := sha256.New()
-	for _, part := range []string{scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID))
+	return hex.EncodeToString(sum[:16])
 }
 
 func (r *Runner) inflightDir() string {

@@ -66,7 +66,9 @@ func buildEpisodes(sessionID string, scope imprint.Scope, turns []imprint.Turn, 
 // newEpisode makes a finalized episode of turns with a derived id.
 func newEpisode(sessionID string, scope imprint.Scope, turns []imprint.Turn, source string) imprint.Episode {
 	first := turns[0]
-	key := first.ID
+	// A given id is escaped to hold no NUL, so it never equals the
+	// NUL-joined key of an id-less turn.
+	key := string(imprint.AppendKeyPart(nil, 0, first.ID))
 	if key == "" {
 		key = first.TS.String() + "\x00" + string(first.Role) + "\x00" + first.Content
 	}

@@ -672,7 +672,9 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 			index[ep.SessionID] = i
 			out = append(out, Transcript{Source: SourceImprint, SessionID: ep.SessionID})
 		}
-		epKey := ep.ID
+		// A given id is escaped to hold no NUL, so it never equals the
+		// NUL-joined key of an id-less episode.
+		epKey := string(imprint.AppendKeyPart(nil, 0, ep.ID))
 		if epKey == "" && len(ep.Turns) > 0 {
 			epKey = ep.Turns[0].TS.String() + "\x00" + ep.Turns[0].Content
 		}

@@ -2,8 +2,6 @@ package record
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -248,8 +246,8 @@ func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, s Session, 
 			id = "msg_" + imprint.NewID()
 		}
 		if id == "" {
-			base := messageKey(scope, sessionID, m.Role, m.Timestamp, content)
-			id = "msg_" + derivedID(base, ranks[base])
+			base := imprint.MessageKey(scope, sessionID, m.Role, m.Timestamp, content)
+			id = "msg_" + imprint.RankedID(base, ranks[base])
 			ranks[base]++
 		}
 		if content == "" {
@@ -473,23 +471,4 @@ func (r *Recorder) appendShard(msgs []imprint.Message) {
 		// would make the client retry into duplicates and still lose the line.
 		r.d.Logger.Error("record: conversations shard append failed", "messages", len(msgs), "error", err)
 	}
-}
-
-// messageKey is what identifies an id-less message: who said what, when
-// (if known), in which session of which scope.
-func messageKey(scope imprint.Scope, sessionID string, role imprint.Role, ts imprint.Time, content string) string {
-	var b strings.Builder
-	for _, part := range []string{scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, string(role), ts.String(), content} {
-		b.WriteString(part)
-		b.WriteByte(0)
-	}
-	return b.String()
-}
-
-// derivedID hashes key and the message's rank among identical ones.
-func derivedID(key string, rank int) string {
-	h := sha256.New()
-	h.Write([]byte(key))
-	fmt.Fprintf(h, "%d", rank)
-	return hex.EncodeToString(h.Sum(nil)[:12])
 }

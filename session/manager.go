@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -132,8 +130,8 @@ func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionI
 				t.ID = "turn_" + imprint.NewID()
 			}
 			if t.ID == "" {
-				key := turnKey(scope, sessionID, t.Role, given, t.Content)
-				t.ID = "turn_" + rankedHash(key, ranks[key])
+				key := imprint.MessageKey(scope, sessionID, t.Role, given, t.Content)
+				t.ID = "turn_" + imprint.RankedID(key, ranks[key])
 				ranks[key]++
 			}
 			msgs = append(msgs, imprint.Message{ID: t.ID, SessionID: sessionID, Scope: scope, Role: t.Role,
@@ -287,17 +285,4 @@ func (m *Manager) wake() {
 	if m.d.Wake != nil {
 		m.d.Wake()
 	}
-}
-
-// turnKey identifies an id-less text turn: who said what, when (if given),
-// in which session of which scope.
-func turnKey(scope imprint.Scope, sessionID string, role imprint.Role, ts imprint.Time, content string) string {
-	parts := []string{scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, string(role), ts.String(), content}
-	return strings.Join(parts, "\x00")
-}
-
-// rankedHash hashes key with the turn's rank among identical ones.
-func rankedHash(key string, rank int) string {
-	sum := sha256.Sum256(fmt.Appendf([]byte(key), "\x00%d", rank))
-	return hex.EncodeToString(sum[:12])
 }

@@ -145,7 +145,7 @@ func reindexMessages(ctx context.Context, tx *sql.Tx) error {
 		if err := rows.Scan(&seq, &tenant, &user, &agent, &session, &m.Content, &stamp, &m.Speaker); err != nil {
 			return err
 		}
-		if key := strings.Join([]string{tenant, user, agent, session}, "\x00"); key != lastKey {
+		if key := string(imprint.AppendKeyParts(nil, 0, tenant, user, agent, session)); key != lastKey {
 			lastKey, prevSpeaker = key, ""
 		}
 		m.Timestamp = parseTS(stamp)

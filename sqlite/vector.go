@@ -44,7 +44,11 @@ func newVecIndex() *vecIndex {
 	return &vecIndex{byRID: map[int64][2]int32{}, scopes: map[string]int32{}, sessions: map[string]int32{}}
 }
 
-func scopeKey(s imprint.Scope) string { return s.Tenant + "\x00" + s.User + "\x00" + s.Agent }
+// scopeKey is the key of a scope in the index, its parts escaped so that
+// distinct scopes never share one (imprint.AppendKeyParts).
+func scopeKey(s imprint.Scope) string {
+	return string(imprint.AppendKeyParts(nil, 0, s.Tenant, s.User, s.Agent))
+}
 
 func intern(m map[string]int32, s string) int32 {
 	if id, ok := m[s]; ok {

@@ -82,6 +82,8 @@ func ErrorCode(err error) string {
 		return "forbidden"
 	case errors.Is(err, ErrTooLarge):
 		return "too_large"
+	case errors.Is(err, ErrLLMBudget):
+		return "llm_budget"
 	case errors.Is(err, ErrLLMAuth):
 		return "llm_auth"
 	case errors.Is(err, ErrLLMTimeout):

@@ -2,6 +2,8 @@ package imprint
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -14,7 +16,11 @@ type ChatMessage struct {
 // LLMRequest is one LLM operation. Op names it (e.g. "capture.alpha.v1"); it
 // is sent as the X-Imprint-Op header and recorded in the call log.
 type LLMRequest struct {
-	Op       string
+	Op string
+	// Scope is whose work the request does; the client charges it to that
+	// scope's budget (llm.budget) and records it in the call log. Zero
+	// means no scope: the request is charged to no budget.
+	Scope    Scope
 	System   string
 	Messages []ChatMessage
 	// JSON asks the provider for a JSON object reply where it supports it.
@@ -45,7 +51,9 @@ type LLM interface {
 
 // LLMCall is one recorded HTTP attempt to an LLM provider.
 type LLMCall struct {
-	Op               string `json:"op"`
+	Op string `json:"op"`
+	// Scope is the request's scope; zero when the request named none.
+	Scope            Scope  `json:"scope"`
 	Provider         string `json:"provider"`
 	Model            string `json:"model"`
 	PromptTokens     int    `json:"prompt_tokens"`
@@ -67,6 +75,43 @@ type LLMUsage struct {
 	CompletionTokens int   `json:"completion_tokens"`
 	Errors           int   `json:"errors"`
 	LatencyMS        int64 `json:"latency_ms"`
+}
+
+// ErrLLMBudget means the scope's LLM budget (llm.budget, or an import's
+// --max-llm-calls) is spent for now. The work is not failed: it waits for
+// the budget to free up (see BudgetError).
+var ErrLLMBudget = errors.New("llm_budget")
+
+// BudgetError is the error of a request refused by an LLM budget. It is of
+// kind ErrLLMBudget. Job engines reschedule the job for Until without
+// counting an attempt.
+type BudgetError struct {
+	Scope Scope
+	// Limit names the limit that was reached, e.g. "calls_per_hour".
+	Limit string
+	// Until is when the budget frees up; zero when it never does (a limit
+	// on the calls of one command).
+	Until time.Time
+}
+
+func (e *BudgetError) Error() string {
+	if e.Until.IsZero() {
+		return fmt.Sprintf("llm budget of %s spent (%s)", e.Scope, e.Limit)
+	}
+	return fmt.Sprintf("llm budget of %s spent (%s); it frees up at %s", e.Scope, e.Limit, At(e.Until))
+}
+
+// Is reports whether target is ErrLLMBudget.
+func (e *BudgetError) Is(target error) bool { return target == ErrLLMBudget }
+
+// BudgetWait returns when the work refused with err may try again: the
+// Until of a BudgetError in err's chain, and whether there is one.
+func BudgetWait(err error) (time.Time, bool) {
+	var be *BudgetError
+	if !errors.As(err, &be) {
+		return time.Time{}, false
+	}
+	return be.Until, true
 }
 
 // CallRecorder receives every LLM call attempt. Implementations must be safe

@@ -51,6 +51,9 @@ type Options struct {
 	// waits a random duration up to BaseBackoff·2^(n-1), capped at 30s,
 	// unless the provider sent Retry-After.
 	BaseBackoff time.Duration
+	// Budget, when set, is asked before every attempt; a refused request
+	// fails with an *imprint.BudgetError and nothing is sent.
+	Budget *Budget
 	// Sleep waits d or until ctx is done; nil uses a timer. Tests replace it
 	// to record the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -106,7 +109,9 @@ func (c *Client) Model() string { return c.p.Model() }
 // kind imprint.ErrLLMAuth (401/403, never retried), imprint.ErrLLMTimeout
 // (the last attempt, or ctx, ran out of time) or imprint.ErrLLMUnavailable
 // (retries exhausted, another non-2xx status, a network failure, a
-// cancelled ctx); a request without Op is imprint.ErrInvalid.
+// cancelled ctx); a request without Op is imprint.ErrInvalid. A request the
+// budget refuses is an *imprint.BudgetError (kind imprint.ErrLLMBudget),
+// never retried.
 func (c *Client) Complete(ctx context.Context, req imprint.LLMRequest) (imprint.LLMResponse, error) {
 	if req.Op == "" {
 		return imprint.LLMResponse{}, imprint.Invalidf("llm request: op is required")
@@ -121,6 +126,9 @@ func (c *Client) Complete(ctx context.Context, req imprint.LLMRequest) (imprint.
 		resp, err := c.attempt(ctx, req, attempt, timeout)
 		if err == nil {
 			return resp, nil
+		}
+		if errors.Is(err, imprint.ErrLLMBudget) {
+			return imprint.LLMResponse{}, fmt.Errorf("llm %s: %w", req.Op, err)
 		}
 		f := classify(ctx, err)
 		if !f.retry || attempt >= attempts {
@@ -147,6 +155,13 @@ func (c *Client) attempt(ctx context.Context, req imprint.LLMRequest, n int, tim
 		return imprint.LLMResponse{}, ctx.Err()
 	}
 	defer func() { <-c.sem }()
+	settle := func(int) {}
+	if c.opts.Budget != nil {
+		var err error
+		if settle, err = c.opts.Budget.Reserve(ctx, req.Scope); err != nil {
+			return imprint.LLMResponse{}, err
+		}
+	}
 
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	start := time.Now()
@@ -159,6 +174,7 @@ func (c *Client) attempt(ctx context.Context, req imprint.LLMRequest, n int, tim
 
 	call := imprint.LLMCall{
 		Op:       req.Op,
+		Scope:    req.Scope,
 		Provider: c.p.Name(),
 		Model:    c.p.Model(),
 		Latency:  latency,
@@ -183,6 +199,7 @@ func (c *Client) attempt(ctx context.Context, req imprint.LLMRequest, n int, tim
 		call.PromptTokens = resp.PromptTokens
 		call.CompletionTokens = resp.CompletionTokens
 	}
+	settle(call.PromptTokens)
 	c.record(ctx, call)
 	return resp, err
 }

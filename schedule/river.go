@@ -474,6 +474,13 @@ func (e *River) work(ctx context.Context, row *rivertype.JobRow) error {
 		log.Info("job handed back at shutdown", "reason", err)
 		return river.JobSnooze(0)
 	}
+	if d, ok := BudgetSnooze(err, time.Now(), e.cfg.BudgetRecheck); ok {
+		// River does not count a snooze as an attempt.
+		log.Info("job waits for the llm budget", "wait", d)
+		j.State, j.RunAt = imprint.JobAvailable, imprint.At(time.Now().Add(d))
+		emitTo(e.log, ls, EventWait, j, err)
+		return river.JobSnooze(d)
+	}
 	j.LastError = err.Error()
 	if j.Attempts >= j.MaxAttempts {
 		j.State = imprint.JobFailed

@@ -21,11 +21,16 @@ const (
 	// EventFailed: a handler failed for the last time; the job is kept as
 	// failed with its last error.
 	EventFailed = "job.failed"
+	// EventWait: an LLM budget refused the handler's work; the job runs
+	// again when the budget frees up, the attempt not counted.
+	EventWait = "job.wait"
 )
 
 // Handler does the work of one job. It must honour ctx: the context is
 // cancelled when the scheduler shuts down and the grace period is over.
-// A nil error completes the job; an error retries it with backoff.
+// A nil error completes the job; an error retries it with backoff, except
+// an error of kind imprint.ErrLLMBudget: the job then waits for the budget
+// (see BudgetSnooze) without counting the attempt.
 type Handler func(ctx context.Context, j imprint.Job) error
 
 // Config tunes a Scheduler. Zero fields take their defaults.
@@ -45,6 +50,11 @@ type Config struct {
 	// ShutdownGrace is how long running handlers may finish after Run's
 	// context ends before their own context is cancelled (default 10s).
 	ShutdownGrace time.Duration
+	// BudgetRecheck is the longest a job refused by an LLM budget waits
+	// before it runs again (and asks the budget again, which costs no
+	// call), even when the budget frees up later: a budget raised by a
+	// restart is noticed within it (default 1m).
+	BudgetRecheck time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -69,6 +79,9 @@ func (c Config) withDefaults() Config {
 	if c.ShutdownGrace <= 0 {
 		c.ShutdownGrace = 10 * time.Second
 	}
+	if c.BudgetRecheck <= 0 {
+		c.BudgetRecheck = time.Minute
+	}
 	return c
 }
 
@@ -76,6 +89,28 @@ func (c Config) withDefaults() Config {
 // contexts, for a handler that ignores its context; its job is then handed
 // back without it.
 const handlerExitWait = 5 * time.Second
+
+// BudgetSnooze is how long a job whose handler returned err waits, and
+// whether err is an LLM budget's refusal (imprint.ErrLLMBudget): until the
+// budget frees up, between a second and recheck (recheck when the refusal
+// names no time).
+func BudgetSnooze(err error, now time.Time, recheck time.Duration) (time.Duration, bool) {
+	if !errors.Is(err, imprint.ErrLLMBudget) {
+		return 0, false
+	}
+	until, _ := imprint.BudgetWait(err)
+	if until.IsZero() {
+		return recheck, true
+	}
+	return min(max(until.Sub(now), time.Second), max(recheck, time.Second)), true
+}
+
+// JobSnoozer is a JobStore that can hand a running job back for later
+// without counting its attempt (the sqlite store). A Scheduler over a
+// store without it retries a budget-refused job as a failure.
+type JobSnoozer interface {
+	SnoozeJob(ctx context.Context, id int64, runAt time.Time) error
+}
 
 // bookkeepingTimeout bounds the store calls that record a job's outcome;
 // they run even while Run's context is ending.
@@ -297,6 +332,7 @@ func (s *Scheduler) runJob(workCtx context.Context, j imprint.Job) {
 			return
 		}
 		log.Info("job handed back at shutdown", "reason", err)
+	case s.snooze(bctx, log, j, err):
 	default:
 		max := j.MaxAttempts
 		if max <= 0 {
@@ -319,6 +355,24 @@ func (s *Scheduler) runJob(workCtx context.Context, j imprint.Job) {
 		log.Warn("job failed; will retry", "error", err, "retry_at", j.RunAt)
 		s.emit(EventRetry, j, err)
 	}
+}
+
+// snooze hands j back for when the budget that refused err frees up and
+// reports whether it did.
+func (s *Scheduler) snooze(ctx context.Context, log *slog.Logger, j imprint.Job, err error) bool {
+	d, ok := BudgetSnooze(err, time.Now(), s.cfg.BudgetRecheck)
+	sn, can := s.st.(JobSnoozer)
+	if !ok || !can {
+		return false
+	}
+	if serr := sn.SnoozeJob(ctx, j.ID, time.Now().Add(d)); serr != nil {
+		log.Error("snooze job failed", "error", serr, "job_error", err)
+		return true
+	}
+	j.State, j.RunAt, j.Attempts = imprint.JobAvailable, imprint.At(time.Now().Add(d)), j.Attempts-1
+	log.Info("job waits for the llm budget", "wait", d)
+	s.emit(EventWait, j, err)
+	return true
 }
 
 // call runs h, turning a panic into an error.

@@ -228,6 +228,14 @@ func (db *DB) ReleaseJob(ctx context.Context, id int64) error {
 		updated_at = ?`, ts(imprint.Now()))
 }
 
+// SnoozeJob hands a running job back to run again at runAt, its attempt not
+// counted: for work that waits (an LLM budget), not work that failed.
+// ErrNotFound for an unknown id, ErrConflict when it is not running.
+func (db *DB) SnoozeJob(ctx context.Context, id int64, runAt time.Time) error {
+	return db.finishJob(ctx, "snooze job", id, `UPDATE jobs SET state = 'available', attempts = MAX(attempts - 1, 0),
+		run_at = ?, updated_at = ?`, ts(imprint.At(runAt)), ts(imprint.Now()))
+}
+
 // ResetRunningJobs makes every running job available again and returns how
 // many there were. The attempts they made stay counted, so a job that
 // crashes the process each time still ends as failed.

@@ -15,9 +15,9 @@ func (db *DB) RecordLLMCall(ctx context.Context, c imprint.LLMCall) error {
 	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (op, provider, model, prompt_tokens, completion_tokens,
-			estimated, latency_ms, outcome, attempt, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			estimated, latency_ms, outcome, attempt, at, tenant, user_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.Op, c.Provider, c.Model, c.PromptTokens, c.CompletionTokens, boolInt(c.TokensEstimated),
-			c.Latency.Milliseconds(), c.Outcome, c.Attempt, ts(c.At))
+			c.Latency.Milliseconds(), c.Outcome, c.Attempt, ts(c.At), c.Scope.Tenant, c.Scope.User, c.Scope.Agent)
 		return nil, err
 	})
 	return dbErr("record llm call", err)
@@ -42,4 +42,31 @@ func (db *DB) LLMUsageByOp(ctx context.Context, since time.Time) (map[string]imp
 		out[op] = u
 	}
 	return out, dbErr("llm usage", rows.Err())
+}
+
+// LLMCallsOfScope returns the calls of scope (tenant, user and agent)
+// recorded at or after since, oldest first, with their time, op, outcome
+// and tokens: what llm.Budget counts. ErrInvalid for an invalid scope.
+func (db *DB) LLMCallsOfScope(ctx context.Context, scope imprint.Scope, since time.Time) ([]imprint.LLMCall, error) {
+	if err := scope.Validate(); err != nil {
+		return nil, err
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT op, outcome, prompt_tokens, completion_tokens, at FROM llm_calls
+		WHERE tenant = ? AND user_id = ? AND agent = ? AND at >= ? ORDER BY at`,
+		scope.Tenant, scope.User, scope.Agent, ts(imprint.At(since)))
+	if err != nil {
+		return nil, dbErr("llm calls of scope", err)
+	}
+	defer rows.Close()
+	var out []imprint.LLMCall
+	for rows.Next() {
+		c := imprint.LLMCall{Scope: scope}
+		var at string
+		if err := rows.Scan(&c.Op, &c.Outcome, &c.PromptTokens, &c.CompletionTokens, &at); err != nil {
+			return nil, dbErr("llm calls of scope", err)
+		}
+		c.At = parseTS(at)
+		out = append(out, c)
+	}
+	return out, dbErr("llm calls of scope", rows.Err())
 }

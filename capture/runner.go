@@ -3,12 +3,14 @@ package capture
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/llm"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -244,16 +246,24 @@ type CaptureSaver interface {
 // CaptureSaver (one transaction for all), else one SaveCapture each. It
 // returns the result of each episode. When an episode cannot be prepared
 // (ErrInvalid) nothing is saved and that error is returned; when the
-// save fails every episode fails with it.
+// save fails every episode fails with it. When an LLM budget refuses a
+// call of an episode (imprint.ErrLLMBudget), the episodes before it are
+// saved and only their results are returned, with the refusal.
 func (r *Runner) RunMany(ctx context.Context, eps []imprint.Episode, closedBy imprint.ClosedBy) ([]Result, error) {
-	cs := make([]computed, len(eps))
-	for i, ep := range eps {
+	cs := make([]computed, 0, len(eps))
+	var refused error
+	for _, ep := range eps {
 		c, err := r.compute(ctx, ep, closedBy)
+		if errors.Is(err, imprint.ErrLLMBudget) {
+			refused = err
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
-		cs[i] = c
+		cs = append(cs, c)
 	}
+	eps = eps[:len(cs)]
 	// With a CaptureSaver every episode is saved up front in one call;
 	// else each is saved on its own as its result is completed.
 	saver, batched := r.d.Store.(CaptureSaver)
@@ -290,6 +300,9 @@ func (r *Runner) RunMany(ctx context.Context, eps []imprint.Episode, closedBy im
 		if err != nil && first == nil {
 			first = err
 		}
+	}
+	if first == nil {
+		first = refused
 	}
 	return out, first
 }
@@ -335,7 +348,21 @@ func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy impri
 		res.Warnings = append(res.Warnings, Warning{Stage: "extract", Code: CodeNoSteps, Message: "the episode has no usable steps"})
 	}
 
-	scores, mode := r.score(ctx, ep, steps, &res)
+	sr := r
+	var scoped *llm.Scoped
+	if r.d.LLM != nil {
+		// The episode's scope pays for its calls (llm.budget); a refused
+		// call fails the capture, so the episode waits instead of being
+		// saved with neutral scores.
+		scoped = llm.WithScope(r.d.LLM, ep.Scope)
+		cp := *r
+		cp.d.LLM = scoped
+		sr = &cp
+	}
+	scores, mode := sr.score(ctx, ep, steps, &res)
+	if scoped != nil && scoped.Refused() != nil {
+		return computed{}, fmt.Errorf("capture %s: %w", ep.ID, scoped.Refused())
+	}
 
 	t = time.Now()
 	var vs, va [][]float32

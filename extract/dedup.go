@@ -48,6 +48,8 @@ type dedupOutcome struct {
 	tier        string
 	judgeCalled bool
 	warnings    []Warning
+	// refused is the judge call's error when an LLM budget refused it.
+	refused error
 }
 
 func (o *dedupOutcome) warn(stage, code, msg string) {
@@ -118,7 +120,7 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 	if len(judged) == 0 {
 		return out // nothing related is stored: no judge call
 	}
-	r.judge(ctx, mems, judged, cands, &out)
+	r.judge(ctx, scope, mems, judged, cands, &out)
 	return out
 }
 
@@ -266,7 +268,7 @@ type judgeNew struct {
 
 // judge makes the one OpDedup call for the memories in judged and turns its
 // reply into decisions. A failed call leaves them all stored, with a warning.
-func (r *Runner) judge(ctx context.Context, mems []imprint.Memory, judged []int, cands map[int][]string, out *dedupOutcome) {
+func (r *Runner) judge(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, judged []int, cands map[int][]string, out *dedupOutcome) {
 	doc := judgeDoc{Candidates: []judgeCandidate{}, NewMemories: make([]judgeNew, 0, len(judged))}
 	pooled := map[string]bool{}
 	for _, i := range judged {
@@ -296,6 +298,7 @@ func (r *Runner) judge(ctx context.Context, mems []imprint.Memory, judged []int,
 	out.judgeCalled = true
 	_, err = llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
 		Op:        OpDedup,
+		Scope:     scope,
 		System:    dedupSystemPrompt,
 		Messages:  []imprint.ChatMessage{{Role: "user", Content: string(body)}},
 		MaxTokens: llmMaxTokens,
@@ -305,6 +308,10 @@ func (r *Runner) judge(ctx context.Context, mems []imprint.Memory, judged []int,
 		raw, err = decodeDecisions(b)
 		return err
 	})
+	if errors.Is(err, imprint.ErrLLMBudget) {
+		out.refused = err
+		return
+	}
 	if err != nil {
 		out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("conflict judge failed, storing all memories: %v", err))
 		return

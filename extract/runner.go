@@ -203,6 +203,11 @@ func (r *Runner) extractNext(ctx context.Context, scope imprint.Scope, sessionID
 		t0 := r.now()
 		out := r.dedup(ctx, scope, mems)
 		met.dedupDur, met.judgeCalled = r.now().Sub(t0), out.judgeCalled
+		if out.refused != nil {
+			// The budget refused the judge: the window waits, rather
+			// than storing its memories unjudged.
+			return fail("dedup", out.refused)
+		}
 		res.Warnings = append(res.Warnings, out.warnings...)
 		b := newApplyBatch(scope, sessionID, met.extractor, r.now(), w)
 		// The window's marker goes once its memories are stored (or
@@ -299,7 +304,7 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 	} else {
 		var warns []Warning
 		var err error
-		cands, names, lastScene, warns, err = r.callExtract(ctx, st, w)
+		cands, names, lastScene, warns, err = r.callExtract(ctx, scope, st, w)
 		if err != nil {
 			return nil, prevScene, fmt.Errorf("extract memories: %w", err)
 		}
@@ -316,7 +321,7 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 // state st (OpExtractPeople for a conversation between people, else
 // OpExtract) and reads its scenes. Between people an instruction the
 // model gives anyway is dropped, with a warning.
-func (r *Runner) callExtract(ctx context.Context, st sessionState, w Window) ([]Candidate, []string, string, []Warning, error) {
+func (r *Runner) callExtract(ctx context.Context, scope imprint.Scope, st sessionState, w Window) ([]Candidate, []string, string, []Warning, error) {
 	prevScene := st.scene
 	op, system, user := OpExtract, extractSystemPrompt, ExtractionUserMessage(prevScene, w.Background, w.New)
 	if st.people {
@@ -326,6 +331,7 @@ func (r *Runner) callExtract(ctx context.Context, st sessionState, w Window) ([]
 	_, err := llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
 		Op:        op,
 		System:    system,
+		Scope:     scope,
 		Messages:  []imprint.ChatMessage{{Role: "user", Content: user}},
 		MaxTokens: llmMaxTokens,
 		Timeout:   r.cfg.LLMTimeout,

@@ -59,12 +59,16 @@ type DB struct {
 	closeErr  error
 }
 
-// pragmas are set on every connection.
+// pragmas are set on every connection. secure_delete zeroes the content
+// of deleted rows and freed pages, so text replaced or deleted (an
+// episode's old turns, a forgotten memory) cannot be read back from the
+// file.
 var pragmas = []string{
 	"journal_mode(WAL)",
 	"busy_timeout(5000)",
 	"foreign_keys(1)",
 	"synchronous(NORMAL)",
+	"secure_delete(1)",
 }
 
 // Connection roles: the one writer, the read pool, the checkpointer.
@@ -103,10 +107,10 @@ func dsn(path string, role int) string {
 }
 
 // Open opens (creating if needed) the SQLite database at path with WAL,
-// a 5 s busy timeout, foreign keys and synchronous=NORMAL, and applies the
-// embedded migrations that have not run yet. It returns an error of kind
-// ErrInvalid for an empty path and ErrUnavailable when the file cannot be
-// opened or migrated.
+// a 5 s busy timeout, foreign keys, synchronous=NORMAL and secure_delete,
+// and applies the embedded migrations that have not run yet. It returns an
+// error of kind ErrInvalid for an empty path and ErrUnavailable when the
+// file cannot be opened or migrated.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, imprint.Invalidf("sqlite path is required")

@@ -1,0 +1,79 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// TestReplacedTextLeavesNoTraceInTheFile saves an episode whose turns hold
+// a marker, saves it again with other turns (as a re-capture does), and
+// looks for the marker in the database file after a checkpoint: the pages
+// that held the old turns are freed, and without secure_delete they keep
+// the old text where anyone with the file can read it.
+func TestReplacedTextLeavesNoTraceInTheFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "imprint.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "QZX7-old-turn-marker-"
+	sc := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	now := imprint.Now()
+	ep := imprint.Episode{ID: "ep1", SessionID: "s1", Scope: sc, Status: imprint.EpisodeFinalized, ClosedBy: imprint.ClosedFinalized,
+		StartedAt: now, EndedAt: now, CreatedAt: now, UpdatedAt: now}
+	for i := range 8 {
+		ep.Turns = append(ep.Turns, imprint.Turn{Role: imprint.RoleUser, TS: now,
+			Content: strings.Repeat(marker, 300) + string(rune('a'+i))})
+	}
+	if err := db.SaveCapture(ctx, ep, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(t, db)
+	if !fileHolds(t, path, marker) {
+		t.Fatal("the marker is not in the file after the first save; the test would prove nothing")
+	}
+	ep.Turns = []imprint.Turn{{Role: imprint.RoleUser, TS: now, Content: "new text"}}
+	if err := db.SaveCapture(ctx, ep, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, path + "-wal"} {
+		if fileHolds(t, f, marker) {
+			t.Errorf("%s still holds the replaced text", filepath.Base(f))
+		}
+	}
+}
+
+// checkpoint copies the WAL into the database file and truncates it.
+func checkpoint(t *testing.T, db *DB) {
+	t.Helper()
+	var busy, frames, done int
+	if err := db.w.QueryRowContext(t.Context(), "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil || busy != 0 {
+		t.Fatalf("checkpoint: busy %d, %v", busy, err)
+	}
+}
+
+// fileHolds reports whether the file at path contains s; a missing file
+// holds nothing.
+func fileHolds(t *testing.T, path, s string) bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(b, []byte(s))
+}

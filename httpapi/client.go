@@ -30,6 +30,11 @@ type Client struct {
 	Token string
 	// HTTP makes the requests; nil uses http.DefaultClient.
 	HTTP *http.Client
+	// MaxTurnsPerRequest is the most messages or turns sent in one request
+	// (default DefaultMaxTurnsPerRequest, the server's default). Longer
+	// posts are split into consecutive requests; a server with a lower
+	// limit answers 413 and the client halves its chunks.
+	MaxTurnsPerRequest int
 }
 
 // Error is an error answer of the server.
@@ -148,37 +153,115 @@ type messagesIn struct {
 	Messages  []imprint.Message `json:"messages"`
 }
 
-// Record posts L0 messages of a session (POST /v1/messages).
+// Record posts L0 messages of a session (POST /v1/messages), in order, in
+// requests of at most MaxTurnsPerRequest messages, and returns their
+// results merged. After a failed request the messages of the requests
+// before it stay recorded; recording them again skips them.
 func (c *Client) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (record.Result, error) {
 	var res record.Result
 	if msgs == nil {
 		msgs = []imprint.Message{}
 	}
-	in := messagesIn{SessionID: sessionID, Scope: scope.WithDefaults(), Messages: msgs}
-	err := c.do(ctx, http.MethodPost, "/v1/messages", nil, in, &res)
+	err := chunked(ctx, c, msgs, func(ctx context.Context, part []imprint.Message) error {
+		var one record.Result
+		in := messagesIn{SessionID: sessionID, Scope: scope.WithDefaults(), Messages: part}
+		if err := c.do(ctx, http.MethodPost, "/v1/messages", nil, in, &one); err != nil {
+			return err
+		}
+		res = mergeResults(res, one)
+		return nil
+	})
 	return res, err
+}
+
+// mergeResults adds the result of a later request of the same post to res.
+func mergeResults(res, one record.Result) record.Result {
+	if res.SessionID == "" {
+		return one
+	}
+	res.RecordedCount += one.RecordedCount
+	res.MessageIDs = append(res.MessageIDs, one.MessageIDs...)
+	res.FilteredMessages = append(res.FilteredMessages, one.FilteredMessages...)
+	res.Skipped = append(res.Skipped, one.Skipped...)
+	res.VectorsWritten += one.VectorsWritten
+	res.SchedulerNotified = res.SchedulerNotified || one.SchedulerNotified
+	return res
 }
 
 // SubmitEpisode posts a complete episode for capture in the background
 // (POST /v1/episodes) and returns its id, derived by the server when ep
-// has none. ErrConflict when the id belongs to another scope.
+// has none. ErrConflict when the id belongs to another scope. An episode
+// of more than MaxTurnsPerRequest turns is one request no server takes:
+// it is posted as consecutive episodes (EpisodeParts), each captured on
+// its own, and the id returned is the first's.
 func (c *Client) SubmitEpisode(ctx context.Context, ep imprint.Episode) (string, error) {
 	ep.Scope = ep.Scope.WithDefaults()
-	var out episodeIDBody
-	err := c.do(ctx, http.MethodPost, "/v1/episodes", nil, ep, &out)
-	return out.EpisodeID, err
+	n := c.MaxTurnsPerRequest
+	if n <= 0 {
+		n = DefaultMaxTurnsPerRequest
+	}
+	first := ""
+	for i, part := range EpisodeParts(ep, n) {
+		var out episodeIDBody
+		if err := c.do(ctx, http.MethodPost, "/v1/episodes", nil, part, &out); err != nil {
+			return first, err
+		}
+		if i == 0 {
+			first = out.EpisodeID
+		}
+	}
+	return first, nil
+}
+
+// EpisodeParts splits ep into consecutive episodes of at most n turns,
+// each cut before a user turn where one is in reach so that a step (a user
+// turn and what answers it) stays whole. Part k > 1 of an episode with an
+// id has the id "<id>~<k>"; without an id the server derives each part's.
+// An episode of at most n turns is returned as it is.
+func EpisodeParts(ep imprint.Episode, n int) []imprint.Episode {
+	if n <= 0 || len(ep.Turns) <= n {
+		return []imprint.Episode{ep}
+	}
+	var parts []imprint.Episode
+	turns := ep.Turns
+	for len(turns) > 0 {
+		end := min(n, len(turns))
+		if end < len(turns) {
+			for i := end; i > 0; i-- {
+				if turns[i].Role == imprint.RoleUser {
+					end = i
+					break
+				}
+			}
+		}
+		part := ep
+		part.Turns = turns[:end]
+		if k := len(parts) + 1; k > 1 && ep.ID != "" {
+			part.ID = ep.ID + "~" + strconv.Itoa(k)
+		}
+		parts = append(parts, part)
+		turns = turns[end:]
+	}
+	return parts
 }
 
 // AppendTurns appends turns to the session's open episode and returns its
-// id and total number of turns (POST /v1/sessions/{id}/turns).
+// id and total number of turns (POST /v1/sessions/{id}/turns), in requests
+// of at most MaxTurnsPerRequest turns, in order.
 func (c *Client) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID string, turns []imprint.Turn) (episodeID string, turnCount int, err error) {
-	in := struct {
-		Scope imprint.Scope  `json:"scope"`
-		Turns []imprint.Turn `json:"turns"`
-	}{scope.WithDefaults(), turns}
-	var out turnsBody
-	err = c.do(ctx, http.MethodPost, sessionURL(sessionID, "turns"), nil, in, &out)
-	return out.EpisodeID, out.TurnCount, err
+	err = chunked(ctx, c, turns, func(ctx context.Context, part []imprint.Turn) error {
+		in := struct {
+			Scope imprint.Scope  `json:"scope"`
+			Turns []imprint.Turn `json:"turns"`
+		}{scope.WithDefaults(), part}
+		var out turnsBody
+		if err := c.do(ctx, http.MethodPost, sessionURL(sessionID, "turns"), nil, in, &out); err != nil {
+			return err
+		}
+		episodeID, turnCount = out.EpisodeID, out.TurnCount
+		return nil
+	})
+	return episodeID, turnCount, err
 }
 
 // Finalize closes the session's open episode and returns its id

@@ -34,6 +34,9 @@ func (s *Server) postEpisode(w http.ResponseWriter, r *http.Request) error {
 	if !present(fields, "turns") {
 		return imprint.Invalidf("turns is required")
 	}
+	if err := s.checkCount(fields, "turns"); err != nil {
+		return err
+	}
 	eps, _, err := importer.ReadEpisodes(bytes.NewReader(body), "")
 	if err != nil {
 		return err

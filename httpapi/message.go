@@ -29,6 +29,9 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
 	if !present(fields, "messages") {
 		return imprint.Invalidf("messages is required")
 	}
+	if err := s.checkCount(fields, "messages"); err != nil {
+		return err
+	}
 	doc, err := importer.ReadMessageDoc(bytes.NewReader(body), "", sid)
 	if err != nil {
 		return err

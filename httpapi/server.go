@@ -68,7 +68,10 @@ type Deps struct {
 	Search search.Searcher
 	// Calls is the in-process LLM call log for /metrics and /v1/status;
 	// nil reads the usage from Store.
-	Calls  *llm.MemoryRecorder
+	Calls *llm.MemoryRecorder
+	// Budget is the LLM client's budget (llm.budget), reported by
+	// /v1/status; nil when there is none.
+	Budget *llm.Budget
 	Logger *slog.Logger
 	// Redact replaces secrets in a text (redact.String in the binary); a
 	// posted episode is redacted before it is stored. Nil keeps texts as
@@ -86,6 +89,9 @@ type Config struct {
 	// MaxBodyBytes bounds request bodies; larger ones get 413.
 	MaxBodyBytes int64
 	// HeartbeatInterval is how often an idle event stream gets a comment
+	// MaxTurnsPerRequest bounds the messages or turns of one request;
+	// more get 413 (default DefaultMaxTurnsPerRequest).
+	MaxTurnsPerRequest int
 	// line, so proxies and clients see it alive.
 	HeartbeatInterval time.Duration
 }
@@ -102,6 +108,9 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+	if c.MaxTurnsPerRequest <= 0 {
+		c.MaxTurnsPerRequest = DefaultMaxTurnsPerRequest
+	}
 
 // Server is the HTTP API. It implements http.Handler and is safe for
 // concurrent use.

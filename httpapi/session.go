@@ -52,6 +52,9 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request) error {
 	if !present(fields, "turns") {
 		return imprint.Invalidf("turns is required")
 	}
+	if err := s.checkCount(fields, "turns"); err != nil {
+		return err
+	}
 	// Turns read exactly as an episode's, so the rules (content parts,
 	// times, roles) and the error messages are the same.
 	doc, err := json.Marshal(map[string]any{"session_id": id, "turns": fields["turns"]})

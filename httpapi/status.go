@@ -7,6 +7,7 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/llm"
 )
 
 // maxFailedJobs bounds the failed jobs listed in a status.
@@ -22,7 +23,21 @@ type Status struct {
 	// LLM sums the LLM calls by op. The call log has no scope, so these
 	// are the whole server's.
 	LLM map[string]OpUsage `json:"llm"`
+	// Budget is the scope's LLM budget (llm.budget); absent when off.
+	Budget *BudgetStatus `json:"budget,omitempty"`
 }
+
+// BudgetStatus is a scope's LLM budget: the limits, what the scope spent
+// in the last hour, whether its LLM work waits and until when, and the
+// jobs of the scope waiting to run later (for the budget, or a moment for
+// a busy session).
+type BudgetStatus struct {
+	llm.BudgetState
+	WaitingJobs int `json:"waiting_jobs"`
+}
+
+// maxWaitingJobs bounds the jobs read to count the waiting ones.
+const maxWaitingJobs = 1000
 
 // SessionStatus is the extraction state of one session.
 type SessionStatus struct {
@@ -79,7 +94,34 @@ func (s *Server) status(ctx context.Context, scope imprint.Scope) (Status, error
 	for op, u := range usage {
 		st.LLM[op] = OpUsage{Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, Errors: u.Errors}
 	}
+	if st.Budget, err = s.budget(ctx, scope); err != nil {
+		return st, err
+	}
 	return st, nil
+}
+
+// budget reports the scope's LLM budget, nil when the server has none.
+func (s *Server) budget(ctx context.Context, scope imprint.Scope) (*BudgetStatus, error) {
+	b := s.d.Budget
+	if b == nil || (b.Limits().CallsPerHour <= 0 && b.Limits().PromptTokensPerHour <= 0) {
+		return nil, nil
+	}
+	bs, err := b.State(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("status budget: %w", err)
+	}
+	out := &BudgetStatus{BudgetState: bs}
+	jobs, err := s.d.Store.ListJobs(ctx, &scope, imprint.JobAvailable, maxWaitingJobs)
+	if err != nil {
+		return nil, fmt.Errorf("status waiting jobs: %w", err)
+	}
+	now := time.Now()
+	for _, j := range jobs {
+		if j.RunAt.After(now) {
+			out.WaitingJobs++
+		}
+	}
+	return out, nil
 }
 
 // llmUsage sums the LLM calls by op, from the in-process log when there is

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/promptguard"
 	"github.com/imprint-dev/imprint/shard"
 )
 
@@ -251,6 +252,14 @@ func (r *Runner) plan(ctx context.Context, b *applyBatch, m imprint.Memory, d de
 	if len(targets) == 0 {
 		action = ActionStore
 	}
+	if action != ActionStore {
+		if harm := d.harm(m); harm != promptguard.HarmNone {
+			// The judge's version would be an unsafe instruction: the new
+			// memory, already found safe, is stored as it is instead.
+			r.noteUnsafe(ctx, b.scope, b.sessionID, m.SourceMessageIDs, harm, res)
+			action, targets = ActionStore, nil
+		}
+	}
 	m.Scope = b.scope
 	m.SessionID = b.sessionID
 	m.Extractor = b.extractor
@@ -303,6 +312,19 @@ func (r *Runner) plan(ctx context.Context, b *applyBatch, m imprint.Memory, d de
 	}
 	b.written[m.ID] = m
 	return applyStep{m: m, targets: targets, action: action, lines: lines, orig: orig, d: origD}
+}
+
+// harm is the harm asked by the memory the judge's decision d makes of
+// m: its merged content and type where given, else m's.
+func (d decision) harm(m imprint.Memory) promptguard.Harm {
+	content, t := m.Content, m.Type
+	if d.mergedContent != "" {
+		content = d.mergedContent
+	}
+	if d.mergedType != "" {
+		t = d.mergedType
+	}
+	return unsafeInstruction(t, content)
 }
 
 // sourceTimes returns the sorted, unique times of the given source

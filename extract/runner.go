@@ -311,6 +311,7 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 		res.Warnings = append(res.Warnings, warns...)
 	}
 	res.SceneNames = append(res.SceneNames, names...)
+	cands = r.dropUnsafe(ctx, scope, sessionID, cands, res)
 	mems, warns := validate(cands, w.New, w.Background, r.cfg.MaxMemoriesPerSession)
 	assignIDs(scope, sessionID, w, mems)
 	res.Warnings = append(res.Warnings, warns...)

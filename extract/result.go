@@ -129,15 +129,21 @@ func logMetric(ctx context.Context, log *slog.Logger, scope imprint.Scope, res R
 	for _, rec := range res.Records {
 		byType[rec.Type]++
 	}
+	// Ids and counts only: a memory's content (and its scene name, made
+	// from it) is what the user said, so it is logged at debug alone.
 	type storedRecord struct {
-		ID      string `json:"id"`
-		Type    string `json:"type"`
-		Scene   string `json:"scene"`
-		Content string `json:"content"`
+		ID   string `json:"id"`
+		Type string `json:"type"`
 	}
 	stored := make([]storedRecord, 0, len(res.Records))
 	for _, rec := range res.Records {
-		stored = append(stored, storedRecord{rec.ID, string(rec.Type), rec.SceneName, rec.Content})
+		stored = append(stored, storedRecord{rec.ID, string(rec.Type)})
+	}
+	if log.Enabled(ctx, slog.LevelDebug) {
+		for _, rec := range res.Records {
+			log.LogAttrs(ctx, slog.LevelDebug, "l1_extraction memory", slog.String("id", rec.ID),
+				slog.String("type", string(rec.Type)), slog.String("scene", rec.SceneName), slog.String("content", rec.Content))
+		}
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "l1_extraction",
 		slog.String("metric", "l1_extraction"),

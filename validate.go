@@ -66,3 +66,84 @@ func runeName(r rune) string {
 	}
 	return fmt.Sprintf("U+%04X", r)
 }
+
+// ValidateJSON returns an error of kind ErrInvalid naming what and the byte
+// offset when data is not valid UTF-8 or a string in it escapes half of a
+// UTF-16 surrogate pair (a \ud800 not followed by its \udc00-\udfff, or
+// the second half alone): encoding/json turns both into U+FFFD without a
+// word, so the text stored would not be the text sent. It does not check
+// that data is JSON; escapes are looked for inside strings only.
+func ValidateJSON(what string, data []byte) error {
+	if off, problem := BadJSONText(data); off >= 0 {
+		return Invalidf("%s %s (byte %d)", what, problem, off)
+	}
+	return nil
+}
+
+// BadJSONText is ValidateJSON's check: it returns the byte offset of the
+// first problem in data and what it is ("is not valid UTF-8", "has a lone
+// UTF-16 surrogate escape \ud800"), or -1 and "" when there is none.
+func BadJSONText(data []byte) (offset int, problem string) {
+	if !utf8.Valid(data) {
+		for i := 0; i < len(data); {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, "is not valid UTF-8"
+			}
+			i += size
+		}
+	}
+	in := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			in = !in
+		case c == '\\' && in && i+1 < len(data):
+			if data[i+1] != 'u' {
+				i++ // an escaped quote or backslash does not end or start anything
+				continue
+			}
+			r, ok := hex4(data, i+2)
+			switch {
+			case !ok:
+				i++ // not an escape JSON allows: the caller's JSON check reports it
+				continue
+			case r < 0xd800 || r > 0xdfff:
+			case r >= 0xdc00:
+				return i, fmt.Sprintf("has a lone UTF-16 surrogate escape \\u%04x", r)
+			default:
+				next, ok := rune(0), i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u'
+				if ok {
+					next, ok = hex4(data, i+8)
+				}
+				if !ok || next < 0xdc00 || next > 0xdfff {
+					return i, fmt.Sprintf("has a lone UTF-16 surrogate escape \\u%04x", r)
+				}
+				i += 6 // the pair's second half is checked here
+			}
+			i += 5
+		}
+	}
+	return -1, ""
+}
+
+// hex4 reads four hex digits at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

@@ -1,12 +1,14 @@
 package imprint
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -152,6 +154,120 @@ func FuzzParseTime(f *testing.F) {
 			if !v.IsZero() && (v.UTC().Year() < MinTimeYear || v.UTC().Year() > MaxTimeYear) {
 				t.Fatalf("%q read as %v", s, v)
 			}
+		}
+	})
+}
+
+func TestValidateJSON(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{
+		`{"content": "caf\u00e9 \ud83d\ude00 \uD83D\uDE00 \\ud800 \"\\\" ok"}`,
+		`{"a": "\ufffd", "b": "` + "\uFFFD" + `"}`,
+		`["\\\\ud800"]`,
+	} {
+		if err := ValidateJSON("body", []byte(ok)); err != nil {
+			t.Errorf("ValidateJSON(%s) = %v", ok, err)
+		}
+	}
+	for _, tc := range []struct{ in, says string }{
+		{"{\"content\": \"ok \xff\"}", "not valid UTF-8 (byte 16)"},
+		{`{"content": "x\ud800"}`, `lone UTF-16 surrogate escape \ud800 (byte 14)`},
+		{`{"content": "x\udc00\ud800"}`, `\udc00 (byte 14)`},
+		{`{"content": "\ud83d\u0041"}`, `\ud83d (byte 13)`},
+		{`{"content": "\ud83d"}`, `\ud83d (byte 13)`},
+		{`{"k\ud800": 1}`, `\ud800 (byte 3)`},
+	} {
+		err := ValidateJSON("request body", []byte(tc.in))
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "request body") || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("ValidateJSON(%s) = %v, want ErrInvalid saying %q", tc.in, err, tc.says)
+		}
+	}
+}
+
+// strictString decodes a JSON string literal, reporting false for any text
+// encoding/json would have to replace by U+FFFD: invalid UTF-8 or an
+// unpaired surrogate escape. It is written independently of ValidateJSON.
+func strictString(lit []byte) (string, bool) {
+	var units []uint16
+	var out []rune
+	flush := func() bool {
+		for len(units) > 0 {
+			u := rune(units[0])
+			if !utf16.IsSurrogate(u) {
+				out = append(out, u)
+				units = units[1:]
+				continue
+			}
+			if len(units) < 2 {
+				return false
+			}
+			r := utf16.DecodeRune(u, rune(units[1]))
+			if r == unicode.ReplacementChar {
+				return false
+			}
+			out = append(out, r)
+			units = units[2:]
+		}
+		return true
+	}
+	s := string(lit[1 : len(lit)-1])
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			if !flush() {
+				return "", false
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", false
+			}
+			out = append(out, r)
+			i += size
+			continue
+		}
+		if s[i+1] == 'u' {
+			var u uint16
+			for _, c := range s[i+2 : i+6] {
+				u = u<<4 | uint16(strings.IndexRune("0123456789abcdef", unicode.ToLower(c)))
+			}
+			units = append(units, u)
+			i += 6
+			continue
+		}
+		if !flush() {
+			return "", false
+		}
+		out = append(out, map[byte]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[s[i+1]])
+		i += 2
+	}
+	if !flush() {
+		return "", false
+	}
+	return string(out), true
+}
+
+// FuzzValidateJSON checks ValidateJSON against a strict decoder of JSON
+// strings: a string literal passes exactly when it decodes without a
+// replacement, and then encoding/json reads the same text.
+func FuzzValidateJSON(f *testing.F) {
+	for _, s := range []string{`"ok"`, `"\ud800"`, `"\ud83d\ude00"`, `"\\ud800"`, "\"\xff\"", `"\udc00\ud800"`, `{"a":"\ud800"}`, `"\u00e9\"\\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := ValidateJSON("body", data)
+		if err != nil && !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error %v is not ErrInvalid", err)
+		}
+		lit := bytes.Trim(data, " \t\r\n")
+		if len(lit) < 2 || lit[0] != '"' || !json.Valid(data) {
+			return
+		}
+		want, strict := strictString(lit)
+		if strict != (err == nil) {
+			t.Fatalf("%q: ValidateJSON = %v, strict decoding ok = %v", data, err, strict)
+		}
+		var got string
+		if e := json.Unmarshal(data, &got); e != nil || (strict && got != want) {
+			t.Fatalf("%q: encoding/json read %q (%v), strict %q", data, got, e, want)
 		}
 	})
 }

@@ -111,7 +111,15 @@ func (s *Server) getTraces(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ts, err := s.d.Store.ListTraces(r.Context(), scope, imprint.TraceFilter{EpisodeID: q.Get("episode"), SessionID: q.Get("session"), Limit: limit})
+	var f imprint.TraceFilter
+	if f.EpisodeID, err = idParam(q, "episode"); err != nil {
+		return err
+	}
+	if f.SessionID, err = idParam(q, "session"); err != nil {
+		return err
+	}
+	f.Limit = limit
+	ts, err := s.d.Store.ListTraces(r.Context(), scope, f)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,11 @@ func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	f := imprint.MemoryFilter{SessionID: strings.TrimSpace(q.Get("session"))}
+	session, err := idParam(q, "session")
+	if err != nil {
+		return err
+	}
+	f := imprint.MemoryFilter{SessionID: session}
 	if t := strings.TrimSpace(q.Get("type")); t != "" {
 		f.Type = imprint.MemoryType(t)
 		if !f.Type.Valid() {

@@ -32,6 +32,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		}
 		return nil, imprint.Invalidf("read request body: %v", err)
 	}
+	// Checked before decoding: encoding/json would turn invalid UTF-8 and
+	// lone surrogate escapes into U+FFFD without a word.
+	if err := imprint.ValidateJSON("request body", body); err != nil {
+		return nil, err
+	}
 	return bytes.TrimSpace(body), nil
 }
 
@@ -204,11 +209,25 @@ func (s *Server) sessionCall(w http.ResponseWriter, r *http.Request, optional bo
 	return id, fields, scope, nil
 }
 
-// pathID reads the {id} path value.
+// pathID reads the {id} path value; ErrInvalid when it is not a valid id
+// (imprint.ValidateID).
 func pathID(r *http.Request, what string) (string, error) {
 	id := strings.TrimSpace(r.PathValue("id"))
+	if err := imprint.ValidateID(what+" id", id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// idParam reads an optional id query parameter; ErrInvalid when it is
+// given and not a valid id (imprint.ValidateID).
+func idParam(q url.Values, key string) (string, error) {
+	id := strings.TrimSpace(q.Get(key))
 	if id == "" {
-		return "", imprint.Invalidf("%s id is required", what)
+		return "", nil
+	}
+	if err := imprint.ValidateID(key, id); err != nil {
+		return "", err
 	}
 	return id, nil
 }

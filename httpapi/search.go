@@ -28,6 +28,13 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 	if text == "" {
 		return imprint.Invalidf("q is required")
 	}
+	if err := imprint.ValidateText("q", text); err != nil {
+		return err
+	}
+	session, err := idParam(q, "session")
+	if err != nil {
+		return err
+	}
 	kinds, err := search.ParseKind(q.Get("kind"))
 	if err != nil {
 		return err
@@ -38,7 +45,7 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	limit = min(limit, maxSearchLimit)
 	hits, err := s.d.Search.Search(r.Context(), search.Query{Scope: scope, Text: text, Kinds: kinds,
-		SessionID: strings.TrimSpace(q.Get("session")), Limit: limit})
+		SessionID: session, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -57,8 +64,16 @@ func (s *Server) getRecall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.recaller.Recall(r.Context(), search.RecallQuery{Scope: scope, Text: strings.TrimSpace(q.Get("q")),
-		SessionID: strings.TrimSpace(q.Get("session")), BudgetTokens: budget})
+	text := strings.TrimSpace(q.Get("q"))
+	if err := imprint.ValidateText("q", text); err != nil {
+		return err
+	}
+	session, err := idParam(q, "session")
+	if err != nil {
+		return err
+	}
+	res, err := s.recaller.Recall(r.Context(), search.RecallQuery{Scope: scope, Text: text,
+		SessionID: session, BudgetTokens: budget})
 	if err != nil {
 		return err
 	}

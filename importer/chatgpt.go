@@ -70,6 +70,9 @@ func ReadChatGPT(r io.Reader, file string) ([]Transcript, error) {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	if err := checkDocument(data, file); err != nil {
+		return nil, err
+	}
 	var raws []json.RawMessage
 	switch {
 	case len(data) == 0:
@@ -124,7 +127,7 @@ func ReadChatGPT(r io.Reader, file string) ([]Transcript, error) {
 		}
 		out[0].Warnings = append(out[0].Warnings, orphans...)
 	}
-	return out, nil
+	return cleanTranscripts(out, file)
 }
 
 // cgThread returns the node ids from the root to current_node. Without a

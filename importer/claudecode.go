@@ -109,7 +109,7 @@ func ReadClaudeCode(r io.Reader, file string) (Transcript, error) {
 	if err != nil {
 		return Transcript{}, err
 	}
-	return s.transcript(), nil
+	return cleanTranscript(s.transcript(), file)
 }
 
 // parseClaudeCode reads a session file. With subagentFile every line is a
@@ -136,6 +136,14 @@ func parseClaudeCode(r io.Reader, file string, subagentFile bool) (*ccSession, e
 			if l.UUID != "" && !side {
 				nodes = append(nodes, chainNode{id: l.UUID, parent: parent, session: l.SessionID})
 			}
+			return
+		}
+		if err := checkID("", "sessionId", l.SessionID); err != nil {
+			warn(n, "%v: line skipped", err)
+			return
+		}
+		if err := checkID("", "uuid", l.UUID); err != nil {
+			warn(n, "%v: line skipped", err)
 			return
 		}
 		rec, msg := ccParseRecord(*l, n)
@@ -822,7 +830,12 @@ func ReadClaudeCodeDir(dir string) ([]Transcript, []Warning, error) {
 	}
 	out := make([]Transcript, 0, len(parsed))
 	for _, s := range parsed {
-		out = append(out, s.transcript())
+		tr, err := cleanTranscript(s.transcript(), s.file)
+		if err != nil {
+			warns = append(warns, Warning{File: s.file, Message: "session skipped: " + err.Error()})
+			continue
+		}
+		out = append(out, tr)
 	}
 	return out, warns, nil
 }

@@ -295,6 +295,10 @@ func eachJSONObject[T any](r io.Reader, warn func(line int, format string, args 
 			warn(n, "not a JSON object")
 			return
 		}
+		if p := lineProblem(raw); p != "" {
+			warn(n, "%s: line skipped", p)
+			return
+		}
 		var v T
 		if err := json.Unmarshal(raw, &v); err != nil {
 			warn(n, "malformed line: %v", err)

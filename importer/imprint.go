@@ -87,6 +87,9 @@ func splitDocument(data []byte, file, arrayName string, lenient bool) ([]docItem
 		return nil, nil, invalidAt(file, "", "empty input")
 	}
 	if json.Valid(data) {
+		if err := checkDocument(data, file); err != nil {
+			return nil, nil, err
+		}
 		switch data[0] {
 		case '{':
 			return []docItem{{raw: data, start: lead + 1}}, nil, nil
@@ -137,6 +140,8 @@ func splitDocument(data []byte, file, arrayName string, lenient bool) ([]docItem
 			return
 		case !json.Valid(raw):
 			problem = "malformed JSON"
+		default:
+			problem = lineProblem(raw)
 		}
 		pos++
 		if problem == "" {
@@ -344,8 +349,17 @@ func parseEpisode(it docItem, file string) (imprint.Episode, []Warning, error) {
 		return imprint.Episode{}, nil, fail("session_id", "required")
 	}
 	ep := imprint.Episode{ID: strings.TrimSpace(in.ID), SessionID: strings.TrimSpace(*in.SessionID)}
+	if err := checkID(file, field(it.label, "session_id"), ep.SessionID); err != nil {
+		return imprint.Episode{}, nil, err
+	}
+	if err := checkID(file, field(it.label, "id"), ep.ID); err != nil {
+		return imprint.Episode{}, nil, err
+	}
 	if in.Scope != nil {
 		ep.Scope = *in.Scope
+		if err := checkScope(file, it.label, ep.Scope); err != nil {
+			return imprint.Episode{}, nil, err
+		}
 	}
 	switch imprint.ClosedBy(in.ClosedBy) {
 	case "":
@@ -393,6 +407,9 @@ func parseEpisode(it docItem, file string) (imprint.Episode, []Warning, error) {
 				Message: field(it.label, name+".content") + fmt.Sprintf(": %d non-text part(s) skipped", skipped)})
 		}
 		t := imprint.Turn{ID: strings.TrimSpace(tin.ID), Role: role, Content: content}
+		if err := checkID(file, field(it.label, name+".id"), t.ID); err != nil {
+			return imprint.Episode{}, nil, err
+		}
 		if len(tin.TS) > 0 {
 			if err := t.TS.UnmarshalJSON(tin.TS); err != nil {
 				return imprint.Episode{}, nil, fail(name+".ts", "%v", err)
@@ -526,6 +543,11 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 			sessionID = strings.TrimSpace(*obj.SessionID)
 		}
 		doc.Scope = obj.Scope
+		if obj.Scope != nil {
+			if err := checkScope(file, "", *obj.Scope); err != nil {
+				return MessageDoc{}, nil, nil, err
+			}
+		}
 		doc.BetweenPeople = obj.BetweenPeople != nil && *obj.BetweenPeople
 		var msgs []json.RawMessage
 		if m := bytes.TrimSpace(obj.Messages); len(m) == 0 || m[0] != '[' || json.Unmarshal(m, &msgs) != nil {
@@ -546,6 +568,9 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 	sessionID = strings.TrimSpace(sessionID)
 	if sessionID == "" {
 		return MessageDoc{}, nil, nil, invalidAt(file, "session_id", "required (in the input, or --session for a message stream)")
+	}
+	if err := checkID(file, "session_id", sessionID); err != nil {
+		return MessageDoc{}, nil, nil, err
 	}
 	out := make([]imprint.Message, 0, len(items))
 	var firstErr error
@@ -599,6 +624,9 @@ func parseMessage(it docItem, file string) (imprint.Message, error) {
 		return imprint.Message{}, fail("content", "%v", err)
 	}
 	m := imprint.Message{ID: strings.TrimSpace(in.ID), Role: role, Content: content, Speaker: strings.TrimSpace(in.Speaker)}
+	if err := checkID(file, field(it.label, "id"), m.ID); err != nil {
+		return imprint.Message{}, err
+	}
 	if len(in.Timestamp) > 0 {
 		if err := m.Timestamp.UnmarshalJSON(in.Timestamp); err != nil {
 			return imprint.Message{}, fail("timestamp", "%v", err)

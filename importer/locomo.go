@@ -72,6 +72,9 @@ func ReadLoCoMo(r io.Reader, file string, loc *time.Location) ([]Transcript, err
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
+	if err := checkDocument(data, file); err != nil {
+		return nil, err
+	}
 	raw, err := LoCoMoSamples(data)
 	if err != nil {
 		return nil, imprint.Invalidf("%s: not a LoCoMo file: %v", file, err)
@@ -103,7 +106,7 @@ func ReadLoCoMo(r io.Reader, file string, loc *time.Location) ([]Transcript, err
 		}
 		out[0].Warnings = append(out[0].Warnings, orphans...)
 	}
-	return out, nil
+	return cleanTranscripts(out, file)
 }
 
 // LoCoMoSamples splits a LoCoMo file into its samples, undecoded: a JSON

@@ -89,7 +89,7 @@ func ReadOpenAIChat(r io.Reader, file string) ([]Transcript, error) {
 		}
 		out[0].Warnings = append(warnings, out[0].Warnings...)
 	}
-	return out, nil
+	return cleanTranscripts(out, file)
 }
 
 // oaConversations splits the input into conversations.
@@ -150,6 +150,10 @@ func oaConversations(data []byte, file string) ([]oaConversation, []Warning, err
 		}
 		if raw[0] != '{' && raw[0] != '[' || !json.Valid(raw) {
 			warns = append(warns, Warning{File: file, Line: n, Message: "not a JSON object"})
+			return
+		}
+		if p := lineProblem(raw); p != "" {
+			warns = append(warns, Warning{File: file, Line: n, Message: p + ": line skipped"})
 			return
 		}
 		objects++

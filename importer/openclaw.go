@@ -201,7 +201,7 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 		}
 	}
 	sortWarnings(warnings)
-	return transcriptOf(SourceOpenClaw, sessionID, b.turns, warnings), nil
+	return cleanTranscript(transcriptOf(SourceOpenClaw, sessionID, b.turns, warnings), file)
 }
 
 // ocContent decodes a message's content (a string or a list of blocks) into

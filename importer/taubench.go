@@ -63,6 +63,9 @@ func ReadTauBench(r io.Reader, file string) ([]Transcript, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
+	if err := checkDocument(data, file); err != nil {
+		return nil, err
+	}
 	entries, err := tauEntries(data)
 	if err != nil {
 		return nil, imprint.Invalidf("%s: not a τ-bench file: %v", file, err)
@@ -105,7 +108,7 @@ func ReadTauBench(r io.Reader, file string) ([]Transcript, error) {
 		}
 		out[0].Warnings = append(out[0].Warnings, orphans...)
 	}
-	return out, nil
+	return cleanTranscripts(out, file)
 }
 
 func tauEntries(data []byte) ([]json.RawMessage, error) {

@@ -1,0 +1,137 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// Input hygiene shared by the readers: text that is not UTF-8 (or escapes
+// a lone UTF-16 surrogate) would be stored as U+FFFD without a word, and
+// ids with control characters or of unbounded length break keys and logs.
+// A whole document with such text is an error naming its line; a line of
+// a JSONL stream is skipped with a warning naming it; a message, episode
+// or session whose id is unusable is left out with a warning, and the rest
+// of the file still imports.
+
+// checkDocument returns an error of kind ErrInvalid naming file, line and
+// byte when data is not valid UTF-8 or escapes a lone surrogate.
+func checkDocument(data []byte, file string) error {
+	off, problem := imprint.BadJSONText(data)
+	if off < 0 {
+		return nil
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	return invalidAt(file, "line "+strconv.Itoa(line), fmt.Sprintf("text %s (byte %d)", problem, off))
+}
+
+// lineProblem returns why a JSONL line cannot be read as sent ("" when it
+// can): invalid UTF-8 or a lone surrogate escape, with the byte offset
+// within the line.
+func lineProblem(line []byte) string {
+	off, problem := imprint.BadJSONText(line)
+	if off < 0 {
+		return ""
+	}
+	return fmt.Sprintf("text %s (byte %d of the line)", problem, off)
+}
+
+// checkID returns an error of kind ErrInvalid naming file and the field
+// path when the given id is unusable (imprint.ValidateID); "" is not
+// checked.
+func checkID(file, path, id string) error {
+	if id == "" {
+		return nil
+	}
+	if err := imprint.ValidateID(path, id); err != nil {
+		return invalidAt(file, "", err.Error())
+	}
+	return nil
+}
+
+// cleanTranscripts applies cleanTranscript to each of trs, keeping the
+// warnings of a transcript left out on the first one kept. With nothing
+// left of input that had transcripts, it returns the first problem as an
+// error.
+func cleanTranscripts(trs []Transcript, file string) ([]Transcript, error) {
+	out := trs[:0]
+	var lost []Warning
+	var first error
+	for _, tr := range trs {
+		if tr.SessionID == "" && len(tr.Messages) == 0 && len(tr.Episodes) == 0 {
+			out = append(out, tr) // only carries warnings
+			continue
+		}
+		tr, err := cleanTranscript(tr, file)
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			lost = append(lost, tr.Warnings...)
+			lost = append(lost, Warning{File: file, Message: "session skipped: " + err.Error()})
+			continue
+		}
+		out = append(out, tr)
+	}
+	if len(out) == 0 && first != nil {
+		return nil, first
+	}
+	if len(lost) > 0 {
+		out[0].Warnings = append(out[0].Warnings, lost...)
+		sortWarnings(out[0].Warnings)
+	}
+	return out, nil
+}
+
+// cleanTranscript returns an error when the session id is unusable, and
+// otherwise leaves out, with a warning each, the messages and episodes
+// whose ids (a turn's included) are.
+func cleanTranscript(tr Transcript, file string) (Transcript, error) {
+	if err := imprint.ValidateID("session id", tr.SessionID); err != nil {
+		return tr, err
+	}
+	msgs := tr.Messages[:0:0]
+	for i, m := range tr.Messages {
+		if err := checkID("", "id", m.ID); err != nil {
+			tr.Warnings = append(tr.Warnings, Warning{File: file, Message: fmt.Sprintf("message %d skipped: %v", i, err)})
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	eps := tr.Episodes[:0:0]
+	for i, ep := range tr.Episodes {
+		if err := checkEpisodeIDs(ep); err != nil {
+			tr.Warnings = append(tr.Warnings, Warning{File: file, Message: fmt.Sprintf("episode %d skipped: %v", i, err)})
+			continue
+		}
+		eps = append(eps, ep)
+	}
+	tr.Messages, tr.Episodes = msgs, eps
+	return tr, nil
+}
+
+// checkEpisodeIDs checks the ids of an episode and of its turns.
+func checkEpisodeIDs(ep imprint.Episode) error {
+	if err := checkID("", "id", ep.ID); err != nil {
+		return err
+	}
+	for i, t := range ep.Turns {
+		if err := checkID("", fmt.Sprintf("turns[%d].id", i), t.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkScope checks the scope parts an input gives; a part left empty
+// takes its default later.
+func checkScope(file, label string, sc imprint.Scope) error {
+	for _, p := range []struct{ name, v string }{{"tenant", sc.Tenant}, {"user", sc.User}, {"agent", sc.Agent}, {"workspace", sc.Workspace}} {
+		if err := checkID(file, field(label, "scope."+p.name), p.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

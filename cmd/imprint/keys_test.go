@@ -1,127 +1,94 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
-	"os"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/httpapi"
+	"github.com/imprint-dev/imprint/sqlite"
 )
 
-// keyLine is what keys create prints with --json.
-type keyLine struct {
-	ID        string           `json:"id"`
-	Token     string           `json:"token"`
-	Name      string           `json:"name"`
-	Scope     imprint.KeyScope `json:"scope"`
-	ReadOnly  bool             `json:"read_only"`
-	CreatedAt string           `json:"created_at"`
-}
-
-func TestKeysCreateListRevoke(t *testing.T) {
+// TestServeCapturesEpisodesOfLookAlikeScopes is the regression of issue 11:
+// episode "d:EPD" of agent "ag" and episode "EPD" of agent "ag:d" used to
+// share a capture job key, so the second was never captured (no traces,
+// nothing pending, no failed job). Both are posted to the /v1 API while no
+// worker runs, as when they arrive before the first capture starts; then
+// imprint serve starts on the data dir and captures what is queued.
+func TestServeCapturesEpisodesOfLookAlikeScopes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	// IMPRINT_USER must not narrow a key: only the flags do.
-	env := map[string]string{"IMPRINT_USER": "someone"}
-	r := runImprint(t, env, "keys", "create", "--json", "--data-dir", dir, "--tenant", "acme", "--agent", "claude", "--name", "ci")
-	if r.code != 0 {
-		t.Fatalf("keys create: exit %d: %s", r.code, r.stderr)
-	}
-	var k keyLine
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &k); err != nil {
-		t.Fatalf("keys create --json: %v\n%s", err, r.stdout)
-	}
-	if k.ID == "" || !strings.HasPrefix(k.Token, imprint.APIKeyPrefix) || len(k.Token) < 40 || k.Name != "ci" ||
-		k.Scope != (imprint.KeyScope{Tenant: "acme", Agent: "claude"}) || k.ReadOnly || k.CreatedAt == "" {
-		t.Errorf("created key = %+v", k)
-	}
-	var raw map[string]any
-	_ = json.Unmarshal([]byte(r.stdout), &raw)
-	for _, f := range []string{"id", "token", "name", "scope", "read_only", "created_at"} {
-		if _, ok := raw[f]; !ok {
-			t.Errorf("keys create --json lacks %q: %s", f, r.stdout)
-		}
-	}
+	episodes := []struct{ agent, id string }{{"ag", "d:EPD"}, {"ag:d", "EPD"}}
 
-	ro := runImprint(t, nil, "keys", "create", "--data-dir", dir, "--tenant", "beta", "--read-only")
-	if ro.code != 0 || !strings.Contains(ro.stdout, "beta/*/*") || !strings.Contains(ro.stdout, "read-only") || !strings.Contains(ro.stdout, imprint.APIKeyPrefix) {
-		t.Errorf("keys create (text): exit %d\n%s%s", ro.code, ro.stdout, ro.stderr)
-	}
-
-	list := runImprint(t, nil, "keys", "list", "--data-dir", dir)
-	if list.code != 0 || strings.Count(list.stdout, "\n") != 2 || !strings.Contains(list.stdout, k.ID) || !strings.Contains(list.stdout, "acme/*/claude") {
-		t.Errorf("keys list: exit %d\n%s%s", list.code, list.stdout, list.stderr)
-	}
-	if strings.Contains(list.stdout, imprint.APIKeyPrefix) {
-		t.Errorf("keys list shows a token:\n%s", list.stdout)
-	}
-	// The token is nowhere in the store: only its hash is.
-	for _, name := range []string{"imprint.db", "imprint.db-wal"} {
-		if data, _ := os.ReadFile(filepath.Join(dir, name)); strings.Contains(string(data), k.Token) {
-			t.Errorf("%s holds the token", name)
-		}
-	}
-
-	rev := runImprint(t, nil, "keys", "revoke", "--json", "--data-dir", dir, k.ID)
-	if rev.code != 0 || !strings.Contains(rev.stdout, `"revoked_at"`) {
-		t.Errorf("keys revoke: exit %d\n%s%s", rev.code, rev.stdout, rev.stderr)
-	}
-	if r := runImprint(t, nil, "keys", "revoke", "--data-dir", dir, "key_nope"); r.code != 1 || !strings.Contains(r.stderr, "not found") {
-		t.Errorf("keys revoke of an unknown id: exit %d %s", r.code, r.stderr)
-	}
-	for _, args := range [][]string{{"keys", "create"}, {"keys", "create", "--tenant", "acme", "--user", " "}, {"keys", "revoke"}} {
-		if r := runImprint(t, nil, append(args, "--data-dir", dir)...); r.code != 2 {
-			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
-		}
-	}
-}
-
-// A key made with imprint keys opens imprint serve to its scope only, and
-// lets the service listen beyond loopback without the admin token.
-func TestServeWithAPIKeys(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	mk := func(args ...string) keyLine {
-		r := runImprint(t, nil, append([]string{"keys", "create", "--json", "--data-dir", dir}, args...)...)
-		var k keyLine
-		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &k) != nil {
-			t.Fatalf("keys create %v: exit %d %s%s", args, r.code, r.stdout, r.stderr)
-		}
-		return k
-	}
-	acme := mk("--tenant", "acme")
-	reader := mk("--tenant", "acme", "--read-only")
-	s := startInProc(t, dir, map[string]string{"IMPRINT_SERVER_ADDR": "0.0.0.0:0"})
-	// Reach it on loopback: the Host must be one it serves.
-	s.URL = "http://127.0.0.1:" + s.URL[strings.LastIndex(s.URL, ":")+1:]
-	conv := repoFile(t, "examples/conversation.json")
-	if r := runImprint(t, nil, "record", "--json", "--server", s.URL, conv); r.code == 0 {
-		t.Errorf("record without a key succeeded")
-	}
-	if r := runImprint(t, map[string]string{"IMPRINT_API_TOKEN": reader.Token}, "record", "--json", "--server", s.URL, conv); r.code == 0 ||
-		!strings.Contains(r.stderr, "forbidden") {
-		t.Errorf("record with a read-only key: exit %d %s", r.code, r.stderr)
-	}
-	if r := runImprint(t, map[string]string{"IMPRINT_API_TOKEN": acme.Token}, "record", "--json", "--tenant", "other", "--server", s.URL, conv); r.code == 0 ||
-		!strings.Contains(r.stderr, "forbidden") {
-		t.Errorf("record into another tenant: exit %d %s", r.code, r.stderr)
-	}
-	if r := runImprint(t, map[string]string{"IMPRINT_API_TOKEN": acme.Token}, "record", "--json", "--tenant", "acme", "--server", s.URL, conv); r.code != 0 {
-		t.Fatalf("record with the tenant's key: exit %d %s", r.code, r.stderr)
-	}
-	req, _ := http.NewRequest("GET", s.URL+"/v1/status?tenant=acme", nil)
-	req.Header.Set("Authorization", "Bearer "+reader.Token)
-	resp, err := http.DefaultClient.Do(req)
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, dbFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st serveStatus
-	_ = json.NewDecoder(resp.Body).Decode(&st)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || st.PendingMessages == 0 {
-		t.Errorf("status with the read-only key = %d, pending %d; want the recorded messages", resp.StatusCode, st.PendingMessages)
+	api := httpapi.NewServer(httpapi.Deps{Store: db}, httpapi.Config{})
+	ts := httptest.NewServer(api)
+	for _, ep := range episodes {
+		body := `{"id":"` + ep.id + `","session_id":"s1","scope":{"agent":"` + ep.agent + `"},"turns":[` +
+			`{"role":"user","content":"Check the disk usage on the build host"},` +
+			`{"role":"assistant","content":"The build host disk is 80 percent full."}]}`
+		resp, err := http.Post(ts.URL+"/v1/episodes", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST episode %s of agent %s: %d", ep.id, ep.agent, resp.StatusCode)
+		}
+	}
+	ts.Close()
+	api.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := startInProc(t, dir, nil)
+	deadline := time.Now().Add(30 * time.Second) // guards against a hang only
+	for _, ep := range episodes {
+		q := "?agent=" + url.QueryEscape(ep.agent)
+		for {
+			st := s.statusOf(t, q)
+			if st.Jobs.Available+st.Jobs.Running+st.Jobs.Retryable == 0 {
+				if len(st.FailedJobs) > 0 {
+					t.Errorf("agent %s: failed jobs %+v", ep.agent, st.FailedJobs)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("agent %s: jobs not done: %+v", ep.agent, st)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		resp, err := http.Get(s.URL + "/v1/episodes/" + url.PathEscape(ep.id) + "/traces" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Traces []struct {
+				EpisodeID string `json:"episode_id"`
+			} `json:"traces"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("traces of episode %s of agent %s: %d %v", ep.id, ep.agent, resp.StatusCode, err)
+		}
+		if len(out.Traces) == 0 {
+			t.Errorf("episode %s of agent %s has no traces: its capture was lost", ep.id, ep.agent)
+		}
+		for _, tr := range out.Traces {
+			if tr.EpisodeID != ep.id {
+				t.Errorf("episode %s of agent %s lists a trace of episode %s", ep.id, ep.agent, tr.EpisodeID)
+			}
+		}
 	}
 }

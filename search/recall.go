@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/promptguard"
 )
 
 // DefaultRecallBudget is the token budget of a recall that names none.
@@ -32,6 +33,10 @@ const (
 	maxTaskRunes       = 200
 	maxActionRunes     = 200
 	maxReflectionRunes = 400
+	// maxSourceIDs is the number of source message ids an instruction's
+	// bullet names; the hit lists them all.
+	maxSourceIDs    = 3
+	maxSourceIDRune = 80
 )
 
 // RecallOpenTag and RecallCloseTag enclose every non-empty recall context
@@ -107,13 +112,19 @@ type MessageGetter interface {
 // recallItem is one bullet of the block and the record it shows.
 type recallItem struct {
 	text string
-	hit  imprint.Hit
+	// source, when set, follows text on the bullet: where the record came
+	// from. Two bullets of the same text are one whatever their sources.
+	source string
+	hit    imprint.Hit
 }
 
 // Recall returns the context block for q, enclosed in RecallOpenTag and
 // RecallCloseTag with a header line inside: the scope's standing
 // instructions (live instruction memories, priority −1 first, then by
-// priority, highest first), then the live memories most relevant to q.Text
+// priority, highest first, each naming the session and messages it came
+// from; one that asks the assistant to reveal secrets, run downloaded
+// code, deceive or hide from the user, as promptguard.InstructionHarm
+// tells, is never recalled), then the live memories most relevant to q.Text
 // (scope-wide), then the most relevant traces (scope-wide, q.SessionID's
 // first among equals), each a one-line bullet, never the same line twice.
 // Instructions are in every block; a memory or trace is one only when the
@@ -179,9 +190,43 @@ func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]reca
 	items := make([]recallItem, 0, len(ms))
 	for _, m := range ms {
 		seen[m.ID] = true
-		items = append(items, recallItem{text: oneLine(m.Content, maxMemoryRunes), hit: memoryHit(m, 0)})
+		if promptguard.InstructionHarm(m.Content) != promptguard.HarmNone {
+			continue // stored before the extractor refused such rules
+		}
+		items = append(items, recallItem{text: oneLine(m.Content, maxMemoryRunes), source: sourceNote(m), hit: memoryHit(m, 0)})
 	}
 	return items, seen, nil
+}
+
+// sourceNote says where an instruction came from: "(session S, messages
+// m1, m2)", the first maxSourceIDs ids and how many more; "" when the
+// memory names neither.
+func sourceNote(m imprint.Memory) string {
+	var parts []string
+	if s := oneLine(m.SessionID, maxSourceIDRune); s != "" {
+		parts = append(parts, "session "+s)
+	}
+	var ids []string
+	for _, id := range m.SourceMessageIDs {
+		if id = oneLine(id, maxSourceIDRune); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 0 {
+		word := "messages "
+		if len(ids) == 1 {
+			word = "message "
+		}
+		shown := strings.Join(ids[:min(len(ids), maxSourceIDs)], ", ")
+		if more := len(ids) - maxSourceIDs; more > 0 {
+			shown += fmt.Sprintf(" and %d more", more)
+		}
+		parts = append(parts, word+shown)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // memories returns the relevant live memories not already listed as
@@ -209,6 +254,9 @@ func (r Recaller) memories(ctx context.Context, q RecallQuery, vec []float32, se
 			return nil, fmt.Errorf("recall memory %s: %w", h.ID, err)
 		}
 		if m.SupersededBy != nil {
+			continue
+		}
+		if m.Type == imprint.MemoryInstruction && promptguard.InstructionHarm(m.Content) != promptguard.HarmNone {
 			continue
 		}
 		text := oneLine(m.Content, maxMemoryRunes)
@@ -349,7 +397,11 @@ func layout(budget int, titles []string, sections [][]recallItem) (string, []imp
 				continue
 			}
 			said[key] = true
-			bullet := recallBulletPrefix + defuseRecallTags(it.text) + "\n"
+			line := it.text
+			if it.source != "" {
+				line += " " + it.source
+			}
+			bullet := recallBulletPrefix + defuseRecallTags(line) + "\n"
 			cost := imprint.EstimateTokens(bullet)
 			if !started {
 				cost += imprint.EstimateTokens(titles[i] + "\n")

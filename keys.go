@@ -3,6 +3,7 @@ package imprint
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -75,10 +76,20 @@ func JoinKey(parts ...string) string {
 // scope as Scope.String writes it and each part, escaped by KeyPart and
 // joined with ':'. Distinct (kind, scope, parts) give distinct keys.
 func ScopedKey(kind string, scope Scope, parts ...string) string {
+	kind, t, u, a := KeyPart(kind), KeyPart(scope.Tenant), KeyPart(scope.User), KeyPart(scope.Agent)
+	n := len(kind) + len(t) + len(u) + len(a) + 3
+	for _, p := range parts {
+		n += len(p) + 1
+	}
 	var b strings.Builder
-	b.WriteString(KeyPart(kind))
+	b.Grow(n)
+	b.WriteString(kind)
 	b.WriteByte(':')
-	b.WriteString(scope.String())
+	b.WriteString(t)
+	b.WriteByte('/')
+	b.WriteString(u)
+	b.WriteByte('/')
+	b.WriteString(a)
 	for _, p := range parts {
 		b.WriteByte(':')
 		b.WriteString(KeyPart(p))
@@ -93,6 +104,9 @@ func ScopedKey(kind string, scope Scope, parts ...string) string {
 func AppendKeyPart(dst []byte, sep byte, part string) []byte {
 	if sep >= 0x20 || sep == KeyEscape {
 		panic("imprint: AppendKeyPart separator must be a control byte other than KeyEscape")
+	}
+	if strings.IndexByte(part, sep) < 0 && strings.IndexByte(part, KeyEscape) < 0 {
+		return append(dst, part...)
 	}
 	start := 0
 	for i := 0; i < len(part); i++ {
@@ -109,6 +123,11 @@ func AppendKeyPart(dst []byte, sep byte, part string) []byte {
 // bytes, and no list is a prefix of another's bytes unless it is a prefix
 // of the list, so more input (a rank, say) may follow the last sep.
 func AppendKeyParts(dst []byte, sep byte, parts ...string) []byte {
+	n := len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
+	dst = slices.Grow(dst, n)
 	for _, p := range parts {
 		dst = append(AppendKeyPart(dst, sep, p), sep)
 	}

@@ -2,6 +2,7 @@ package imprint
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -146,4 +147,28 @@ func hex4(data []byte, i int) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// CheckTurn returns an error of kind ErrInvalid naming
+// <prefix>turns[i].id or .ts when the turn's id, if given, is unusable
+// (ValidateID) or its time lies outside years MinTimeYear to MaxTimeYear:
+// what the library paths (capture, live sessions) check of turns that did
+// not come through JSON.
+func CheckTurn(prefix string, i int, t Turn) error {
+	if strings.TrimSpace(t.ID) != "" {
+		if err := ValidateID(fmt.Sprintf("%sturns[%d].id", prefix, i), t.ID); err != nil {
+			return err
+		}
+	}
+	return CheckTime(fmt.Sprintf("%sturns[%d].ts", prefix, i), t.TS.Time)
+}
+
+// CheckMessage is CheckTurn for messages[i] (its id and timestamp).
+func CheckMessage(i int, m Message) error {
+	if strings.TrimSpace(m.ID) != "" {
+		if err := ValidateID(fmt.Sprintf("messages[%d].id", i), m.ID); err != nil {
+			return err
+		}
+	}
+	return CheckTime(fmt.Sprintf("messages[%d].timestamp", i), m.Timestamp.Time)
 }

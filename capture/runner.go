@@ -146,8 +146,8 @@ func hashID(parts ...string) string {
 // the field.
 func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint.Episode, error) {
 	ep.SessionID = strings.TrimSpace(ep.SessionID)
-	if ep.SessionID == "" {
-		return ep, imprint.Invalidf("episode session_id is required")
+	if err := imprint.ValidateID("episode session_id", ep.SessionID); err != nil {
+		return ep, err
 	}
 	ep.Scope = ep.Scope.WithDefaults()
 	if err := ep.Scope.Validate(); err != nil {
@@ -167,8 +167,16 @@ func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint
 		if !t.Role.Valid() {
 			return ep, imprint.Invalidf("episode turns[%d].role %q is not user, assistant, tool or system", i, t.Role)
 		}
+		if err := imprint.CheckTurn("episode ", i, t); err != nil {
+			return ep, err
+		}
 	}
 	ep.ID = strings.TrimSpace(ep.ID)
+	if ep.ID != "" {
+		if err := imprint.ValidateID("episode id", ep.ID); err != nil {
+			return ep, err
+		}
+	}
 	if ep.ID == "" {
 		ep.ID = DeriveEpisodeID(ep)
 	}

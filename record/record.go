@@ -214,8 +214,8 @@ func (r *Recorder) RecordMany(ctx context.Context, scope imprint.Scope, sessions
 func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, s Session, now imprint.Time) (Result, *call, error) {
 	sessionID, msgs := strings.TrimSpace(s.SessionID), s.Messages
 	res := Result{SessionID: sessionID, MessageIDs: []string{}, FilteredMessages: []FilteredMessage{}, Skipped: []Skipped{}}
-	if sessionID == "" {
-		return res, nil, imprint.Invalidf("session_id is required")
+	if err := imprint.ValidateID("session_id", sessionID); err != nil {
+		return res, nil, err
 	}
 	scope = scope.WithDefaults()
 	if err := scope.Validate(); err != nil {
@@ -224,6 +224,9 @@ func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, s Session, 
 	for i, m := range msgs {
 		if m.Role != imprint.RoleUser && m.Role != imprint.RoleAssistant {
 			return res, nil, imprint.Invalidf("messages[%d].role must be \"user\" or \"assistant\", got %q", i, m.Role)
+		}
+		if err := imprint.CheckMessage(i, m); err != nil {
+			return res, nil, err
 		}
 	}
 	if r.d.Store == nil {

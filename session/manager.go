@@ -92,8 +92,8 @@ func (m *Manager) EpisodeIdle() time.Duration { return m.cfg.EpisodeIdle }
 // session id or scope, no turns, or an unknown role (naming turns[i].role).
 func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID string, turns []imprint.Turn) (imprint.Episode, error) {
 	sessionID = strings.TrimSpace(sessionID)
-	if sessionID == "" {
-		return imprint.Episode{}, imprint.Invalidf("session_id is required")
+	if err := imprint.ValidateID("session_id", sessionID); err != nil {
+		return imprint.Episode{}, err
 	}
 	scope = scope.WithDefaults()
 	if err := scope.Validate(); err != nil {
@@ -105,6 +105,9 @@ func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionI
 	for i, t := range turns {
 		if !t.Role.Valid() {
 			return imprint.Episode{}, imprint.Invalidf("turns[%d].role %q is not user, assistant, tool or system", i, t.Role)
+		}
+		if err := imprint.CheckTurn("", i, t); err != nil {
+			return imprint.Episode{}, err
 		}
 	}
 	now := imprint.Now()

@@ -22,7 +22,7 @@ func TestSlowBodyIsCutOff(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"session_id":"s1","messages":[{"role":"user","content":"hello"}]}`
-	if _, err := conn.Write([]byte("POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+	if _, err := conn.Write([]byte("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
 		"Content-Length: 500\r\n\r\n" + body)); err != nil {
 		t.Fatal(err)
 	}

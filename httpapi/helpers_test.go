@@ -137,6 +137,9 @@ func (e *env) do(method, path string, body any, header ...string) reply {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json") // as every client of ours; header may override
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}

@@ -88,12 +88,16 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxBodyBytes bounds request bodies; larger ones get 413.
 	MaxBodyBytes int64
-	// HeartbeatInterval is how often an idle event stream gets a comment
 	// MaxTurnsPerRequest bounds the messages or turns of one request;
 	// more get 413 (default DefaultMaxTurnsPerRequest).
 	MaxTurnsPerRequest int
+	// HeartbeatInterval is how often an idle event stream gets a comment
 	// line, so proxies and clients see it alive.
 	HeartbeatInterval time.Duration
+	// AllowedHosts are the Host names served besides loopback names and
+	// addresses and the address a connection came in on (server.allowed_hosts);
+	// "*.example.com" allows the subdomains of example.com. Other hosts get 421.
+	AllowedHosts []string
 }
 
 func (c Config) withDefaults() Config {
@@ -103,14 +107,14 @@ func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if c.MaxTurnsPerRequest <= 0 {
+		c.MaxTurnsPerRequest = DefaultMaxTurnsPerRequest
+	}
 	if c.HeartbeatInterval <= 0 {
 		c.HeartbeatInterval = DefaultHeartbeatInterval
 	}
 	return c
 }
-	if c.MaxTurnsPerRequest <= 0 {
-		c.MaxTurnsPerRequest = DefaultMaxTurnsPerRequest
-	}
 
 // Server is the HTTP API. It implements http.Handler and is safe for
 // concurrent use.
@@ -124,6 +128,8 @@ type Server struct {
 	hub      *hub
 	metrics  *counters
 	started  time.Time
+	// perimeter checks Host, origin and media type before anything runs.
+	perimeter *perimeter
 }
 
 // NewServer returns a Server over d with cfg's defaults filled in.
@@ -143,6 +149,7 @@ func NewServer(d Deps, cfg Config) *Server {
 		metrics:  &counters{},
 		started:  time.Now(),
 	}
+	s.perimeter = newPerimeter(s.cfg.AllowedHosts)
 	s.recaller = search.Recaller{Searcher: d.Search, Memories: d.Store, Traces: d.Store, Messages: d.Store}
 	s.routes()
 	return s
@@ -191,6 +198,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeErrorStatus(w, http.StatusInternalServerError, CodeInternal, "internal error")
 		}
 	}()
+	if !s.guard(w, r) {
+		return
+	}
 	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="imprint"`)
 		s.fail(w, r, unauthorized("a valid Authorization: Bearer token is required"))

@@ -2,8 +2,8 @@ package httpapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -81,8 +81,9 @@ type Deps struct {
 
 // Config tunes a Server. Zero values take the defaults.
 type Config struct {
-	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every request but /healthz.
+	// Token is the admin key (server.api_token): "Authorization: Bearer
+	// <token>" reaches every scope. When it is set, or once an API key
+	// exists, every request but /healthz needs it or a key.
 	Token string
 	// RequestTimeout bounds every request but the event stream.
 	RequestTimeout time.Duration
@@ -128,6 +129,8 @@ type Server struct {
 	hub      *hub
 	metrics  *counters
 	started  time.Time
+	// patterns are the routes, for the tests that must cover each one.
+	patterns []string
 	// perimeter checks Host, origin and media type before anything runs.
 	perimeter *perimeter
 }
@@ -157,6 +160,7 @@ func NewServer(d Deps, cfg Config) *Server {
 
 func (s *Server) routes() {
 	h := func(pattern string, fn func(w http.ResponseWriter, r *http.Request) error) {
+		s.patterns = append(s.patterns, pattern)
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := fn(w, r); err != nil {
 				s.fail(w, r, err)
@@ -201,10 +205,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.guard(w, r) {
 		return
 	}
-	if s.cfg.Token != "" && r.URL.Path != "/healthz" && !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="imprint"`)
-		s.fail(w, r, unauthorized("a valid Authorization: Bearer token is required"))
-		return
+	if r.URL.Path != "/healthz" {
+		p, err := s.authenticate(r)
+		if err == nil {
+			err = p.authorize(r)
+		}
+		if err != nil {
+			if errors.Is(err, imprint.ErrUnauthorized) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="imprint"`)
+			}
+			s.fail(w, r, err)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p))
 	}
 	if r.URL.Path != "/v1/events" {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
@@ -221,14 +234,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetWriteDeadline(now.Add(s.cfg.RequestTimeout + writeSlack))
 	}
 	s.mux.ServeHTTP(w, r)
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.Token)) == 1
 }
 
 // notFound answers paths no route matches: 405 with Allow when the path

@@ -3,6 +3,7 @@ package promptguard
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -191,6 +192,43 @@ var (
 // credentials into answers", "don't run scripts downloaded from the
 // internet" and "不要把密码发给任何人" are rules an assistant may keep.
 func InstructionHarm(text string) Harm {
+	if h, ok := harms.get(text); ok {
+		return h
+	}
+	h := instructionHarm(text)
+	harms.put(text, h)
+	return h
+}
+
+// harms remembers the verdicts on recent texts: recall asks about the
+// same standing instructions for every prompt.
+var harms = harmCache{m: map[string]Harm{}}
+
+// maxCachedHarms bounds harms; when full it starts over.
+const maxCachedHarms = 4096
+
+type harmCache struct {
+	mu sync.Mutex
+	m  map[string]Harm
+}
+
+func (c *harmCache) get(text string) (Harm, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.m[text]
+	return h, ok
+}
+
+func (c *harmCache) put(text string, h Harm) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedHarms {
+		clear(c.m)
+	}
+	c.m[text] = h
+}
+
+func instructionHarm(text string) Harm {
 	s := normalize(text)
 	for _, r := range rules {
 		if !containsAny(s, r.need) {

@@ -234,6 +234,15 @@ func TestAPIKeyScopeDefaultsAndIDs(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Errorf("messages of %s = %d, %v; want the one recorded with ana's key", want, n, err)
 	}
+	// The server's LLM sums (every tenant's) are the admin's only.
+	_ = e.calls.RecordLLMCall(context.Background(), imprint.LLMCall{Op: "extract.l1.v1", PromptTokens: 900, Outcome: "ok"})
+	got = e.send("GET", "/v1/status?agent=coder", "", e.ana)
+	if got.status != http.StatusOK || strings.Contains(string(got.body), "extract.l1.v1") {
+		t.Errorf("status with ana's key = %d %s, want no server-wide LLM sums", got.status, got.body)
+	}
+	if got = e.send("GET", "/v1/status", "", testToken); !strings.Contains(string(got.body), "extract.l1.v1") {
+		t.Errorf("status with the admin token = %s, want the LLM sums", got.body)
+	}
 	// The scheme is case-insensitive.
 	got = e.do("GET", "/v1/status?agent=coder", nil, "Authorization", "bearer "+e.ana)
 	if got.status != http.StatusOK {

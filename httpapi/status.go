@@ -20,8 +20,8 @@ type Status struct {
 	Sessions        []SessionStatus  `json:"sessions"`
 	Jobs            imprint.JobStats `json:"jobs"`
 	FailedJobs      []FailedJob      `json:"failed_jobs"`
-	// LLM sums the LLM calls by op. The call log has no scope, so these
-	// are the whole server's.
+	// LLM sums the LLM calls by op: the whole server's, so only the
+	// administrator gets them (empty for an API key).
 	LLM map[string]OpUsage `json:"llm"`
 	// Budget is the scope's LLM budget (llm.budget); absent when off.
 	Budget *BudgetStatus `json:"budget,omitempty"`
@@ -146,6 +146,11 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.status(r.Context(), scope)
 	if err != nil {
 		return err
+	}
+	if principalOf(r).key != nil {
+		// The call log's sums are every tenant's: an API key's holder
+		// sees its own scope's spending in Budget only.
+		st.LLM = map[string]OpUsage{}
 	}
 	return writeJSON(w, http.StatusOK, st)
 }

@@ -46,7 +46,9 @@ const heuristicMaxContent = 300
 // metadata.activity_start_time, the UTC date (YYYY-MM-DD) that day falls on
 // counted from the message's timestamp. The result is deterministic: the
 // same messages give the same candidates, in message and sentence order,
-// at most three per message.
+// at most three per message. An instruction that asks for harm (see
+// promptguard.InstructionHarm) is a candidate all the same: the Runner
+// drops it, with a warning, as it does the model's.
 func Heuristic(newMsgs []imprint.Message) []Candidate {
 	return heuristic(newMsgs, false)
 }

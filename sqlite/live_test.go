@@ -3,6 +3,7 @@ package sqlite
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,5 +113,63 @@ func TestAppendTurnWritesDoNotGrow(t *testing.T) {
 	ep, err := db.OpenEpisode(ctx, benchScope, "large")
 	if err != nil || len(ep.Turns) != 2005 || ep.Turns[2004].ID != liveTurn(5004).ID {
 		t.Fatalf("large episode after the appends: %d turns, %v", len(ep.Turns), err)
+	}
+}
+
+// TestMigrationMovesOpenTurnsToRows checks that migration 0009 carries
+// over the open episodes of a store written before it: their turns move
+// to rows, read back whole and in order, and the next append follows
+// them; closed episodes keep their turns column.
+func TestMigrationMovesOpenTurnsToRows(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "imprint.db")
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedOpen(t, db, "open", 3)
+	closed := seedOpen(t, db, "closed", 2)
+	if _, err := db.CloseEpisode(t.Context(), benchScope, closed.ID, imprint.ClosedFinalized, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Back to the layout before 0009: the open episode's turns in its column.
+	for _, q := range []string{
+		`UPDATE episodes SET turns = (SELECT json_group_array(json(turn)) FROM (SELECT turn FROM episode_turns ORDER BY seq)) WHERE status = 'open'`,
+		`DROP TABLE episode_turns`,
+		`DELETE FROM migrations WHERE version = 9`,
+	} {
+		if _, err := db.w.ExecContext(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	db, err = Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var inColumn int
+	if err := db.r.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM episodes WHERE status = 'open' AND turns <> '[]'`).Scan(&inColumn); err != nil || inColumn != 0 {
+		t.Errorf("open episodes with turns in the column after the migration: %d, %v", inColumn, err)
+	}
+	ep, err := db.AppendTurns(t.Context(), benchScope, "open", []imprint.Turn{liveTurn(1), liveTurn(3)}, imprint.NewID())
+	if err != nil || ep.TurnCount != 4 || len(ep.Turns) != 1 {
+		t.Fatalf("append after the migration: count %d, %d added, %v; want 4 and 1 (turn 1 is a repeat)", ep.TurnCount, len(ep.Turns), err)
+	}
+	open, err := db.OpenEpisode(t.Context(), benchScope, "open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tn := range open.Turns {
+		got = append(got, tn.ID)
+	}
+	if strings.Join(got, ",") != "t000000,t000001,t000002,t000003" {
+		t.Errorf("open episode after the migration: turns %v", got)
+	}
+	old, err := db.GetEpisode(t.Context(), benchScope, closed.ID)
+	if err != nil || len(old.Turns) != 2 {
+		t.Errorf("closed episode after the migration: %d turns, %v", len(old.Turns), err)
 	}
 }

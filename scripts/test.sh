@@ -3,8 +3,13 @@
 #   ./scripts/test.sh            # gofmt check, go vet ./..., go test ./...
 #   RACE=1 ./scripts/test.sh     # the tests under the race detector
 #   SHORT=1 ./scripts/test.sh    # go test -short (skips the slow tests)
+# It first installs what the tests need beyond Go (scripts/install-test-deps.sh:
+# chromium for the browser test); without it that test skips, or fails under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== test dependencies"
+./scripts/install-test-deps.sh || echo "warning: test dependencies are missing: the browser test skips (and fails under CI=true)" >&2
 
 echo "== gofmt"
 unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l)

@@ -107,6 +107,11 @@ type ServerConfig struct {
 	Addr           string
 	RequestTimeout time.Duration
 	APIToken       string
+	// AllowedHosts are the Host names served besides loopback ones
+	// (server.allowed_hosts).
+	AllowedHosts []string
+	// IdleTimeout closes keep-alive connections idle this long.
+	IdleTimeout time.Duration
 }
 
 // Providers and modes accepted by the configuration.
@@ -170,6 +175,7 @@ func defaultConfig(dataDir string) *Config {
 		Server: ServerConfig{
 			Addr:           "127.0.0.1:8420",
 			RequestTimeout: 30 * time.Second,
+			IdleTimeout:    120 * time.Second,
 		},
 		Jobs:    JobsConfig{Engine: JobsEngineRiver},
 		sources: map[string]string{},
@@ -181,7 +187,7 @@ func defaultConfig(dataDir string) *Config {
 // is derived from the dotted name.
 type configKey struct {
 	name   string
-	field  func(c *Config) any // *string, *int, *bool, *time.Duration or *float64
+	field  func(c *Config) any // *string, *[]string, *int, *bool, *time.Duration or *float64
 	secret bool
 	enum   []string
 	min    *float64 // inclusive bounds for numbers; durations must be > 0
@@ -232,6 +238,8 @@ var configKeys = []configKey{
 	{name: "server.addr", field: func(c *Config) any { return &c.Server.Addr }, doc: "listen address"},
 	{name: "server.request_timeout", field: func(c *Config) any { return &c.Server.RequestTimeout }, doc: "per HTTP request"},
 	{name: "server.api_token", field: func(c *Config) any { return &c.Server.APIToken }, secret: true, doc: "required as `Authorization: Bearer …` when set; mandatory for a non-loopback address"},
+	{name: "server.allowed_hosts", field: func(c *Config) any { return &c.Server.AllowedHosts }, doc: "host names served besides `localhost`, `*.localhost`, loopback addresses and the address a connection came in on (a YAML list, or comma-separated); `*.example.com` allows its subdomains; other `Host` values get 421"},
+	{name: "server.idle_timeout", field: func(c *Config) any { return &c.Server.IdleTimeout }, doc: "an idle keep-alive connection is closed after this long"},
 	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start) or `table` (the store's own jobs table)"},
 }
 
@@ -270,6 +278,8 @@ func (k configKey) set(c *Config, s, source string) error {
 	switch p := k.field(c).(type) {
 	case *string:
 		*p = s
+	case *[]string:
+		*p = splitList(s)
 	case *int:
 		v, err := strconv.Atoi(s)
 		if err != nil {
@@ -306,6 +316,8 @@ func (k configKey) value(c *Config) string {
 	switch p := k.field(c).(type) {
 	case *string:
 		return *p
+	case *[]string:
+		return strings.Join(*p, ",")
 	case *int:
 		return strconv.Itoa(*p)
 	case *bool:
@@ -487,10 +499,11 @@ func (c *Config) applyMapping(path string, n *yaml.Node, prefix string) error {
 			if vn.Kind == yaml.ScalarNode && vn.Tag == "!!null" {
 				continue // "key:" with no value leaves the default
 			}
-			if vn.Kind != yaml.ScalarNode {
-				return imprint.Invalidf("config file %s: line %d: %s must be a single value", path, vn.Line, name)
+			value, err := scalarOrList(path, k, vn, name)
+			if err != nil {
+				return err
 			}
-			if err := k.set(c, vn.Value, fmt.Sprintf("file %s line %d", path, vn.Line)); err != nil {
+			if err := k.set(c, value, fmt.Sprintf("file %s line %d", path, vn.Line)); err != nil {
 				return err
 			}
 			continue
@@ -507,6 +520,36 @@ func (c *Config) applyMapping(path string, n *yaml.Node, prefix string) error {
 		return imprint.Invalidf("config file %s: line %d: unknown key %s", path, kn.Line, name)
 	}
 	return nil
+}
+
+// scalarOrList is the value of a YAML node for key k: a scalar, or for a
+// list key a sequence of scalars, joined with commas.
+func scalarOrList(path string, k configKey, vn *yaml.Node, name string) (string, error) {
+	if vn.Kind == yaml.ScalarNode {
+		return vn.Value, nil
+	}
+	if _, list := k.field(&Config{}).(*[]string); list && vn.Kind == yaml.SequenceNode {
+		items := make([]string, 0, len(vn.Content))
+		for _, it := range vn.Content {
+			if it.Kind != yaml.ScalarNode || strings.Contains(it.Value, ",") {
+				return "", imprint.Invalidf("config file %s: line %d: %s must be a list of single values without commas", path, it.Line, name)
+			}
+			items = append(items, it.Value)
+		}
+		return strings.Join(items, ","), nil
+	}
+	return "", imprint.Invalidf("config file %s: line %d: %s must be a single value", path, vn.Line, name)
+}
+
+// splitList splits a comma-separated list value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, it := range strings.Split(s, ",") {
+		if it = strings.TrimSpace(it); it != "" {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // applyFallbacks fills what the configuration leaves unset from the

@@ -108,6 +108,8 @@ func TestConfigDefaults(t *testing.T) {
 		"server.addr":                            "127.0.0.1:8420",
 		"server.request_timeout":                 "30s",
 		"server.api_token":                       "",
+		"server.allowed_hosts":                   "",
+		"server.idle_timeout":                    "2m",
 	}
 	if diff := cmp.Diff(want, values(c)); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -305,6 +307,8 @@ func sampleValue(t *testing.T, k configKey, def *Config) string {
 	switch p := k.field(def).(type) {
 	case *string:
 		return "value-of-" + k.name
+	case *[]string:
+		return "a-of-" + k.name + ",b.example"
 	case *int:
 		if k.max != nil && float64(*p+1) > *k.max {
 			return strconv.Itoa(*p - 1)

@@ -183,7 +183,8 @@ func (a *App) serve(ctx context.Context) error {
 	srv := httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: messageRecorder{turns}, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
 		Redact: redact.String,
-	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes})
+	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes,
+		AllowedHosts: cfg.Server.AllowedHosts})
 	defer srv.Close()
 	turns.count = srv.CountRecorded
 	// Closed episodes reach the event stream; their capture is the
@@ -207,7 +208,10 @@ func (a *App) serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w: %v", cfg.Server.Addr, imprint.ErrUnavailable, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: serveReadHeaderTimeout, ErrorLog: nil}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: serveReadHeaderTimeout, IdleTimeout: cfg.Server.IdleTimeout, ErrorLog: nil}
+	if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !isLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
+		fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", envName("server.allowed_hosts"))
+	}
 	fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", ln.Addr())
 	a.Logger.Info("serve started", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "jobs_engine", cfg.Jobs.Engine)
 

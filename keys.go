@@ -53,25 +53,6 @@ func KeyPart(s string) string {
 
 func keyEscaped(c byte) bool { return c == '%' || c == ':' || c == '/' || c < 0x20 || c == 0x7f }
 
-// JoinKey joins parts, each escaped by KeyPart, with ':'. Distinct lists of
-// at least one part give distinct keys.
-func JoinKey(parts ...string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return KeyPart(parts[0])
-	}
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(KeyPart(p))
-	}
-	return b.String()
-}
-
 // ScopedKey returns the key "kind:tenant/user/agent:part...": the kind, the
 // scope as Scope.String writes it and each part, escaped by KeyPart and
 // joined with ':'. Distinct (kind, scope, parts) give distinct keys.

@@ -40,7 +40,7 @@ func TestKeysOfPlainPartsUnchanged(t *testing.T) {
 		{CaptureJobKey(s, "0196f7c1-7a4e-7b2c-9d3e-2f1a0b9c8d7e"), "capture:acme/alice/claude-code:0196f7c1-7a4e-7b2c-9d3e-2f1a0b9c8d7e"},
 		{EmbedJobKey(s), "embed:acme/alice/claude-code"},
 		{s.String(), "acme/alice/claude-code"},
-		{JoinKey("conv 26", "session_1"), "conv 26:session_1"},
+		{ScopedKey("k", s, "conv 26", "session_1"), "k:acme/alice/claude-code:conv 26:session_1"},
 		{string(AppendKeyParts(nil, 0, "a", "50% off: a/b", "")), "a\x0050% off: a/b\x00\x00"},
 		{string(AppendKeyParts(nil, 0x1f, "a", "b\x00c")), "a\x1fb\x00c\x1f"},
 	} {
@@ -71,11 +71,20 @@ func TestKeyPartEscapes(t *testing.T) {
 	}
 }
 
-// splitKey undoes JoinKey: the ':'-separated parts, unescaped.
+// splitKey undoes ScopedKey: the kind, the scope's three parts and the
+// other parts, unescaped.
 func splitKey(t *testing.T, key string) []string {
 	t.Helper()
 	var out []string
-	for _, p := range strings.Split(key, ":") {
+	fields := strings.Split(key, ":")
+	if len(fields) < 2 {
+		t.Fatalf("key %q has no scope", key)
+	}
+	scope := strings.Split(fields[1], "/")
+	if len(scope) != 3 {
+		t.Fatalf("scope of key %q has %d parts", key, len(scope))
+	}
+	for _, p := range append(append(fields[:1:1], scope...), fields[2:]...) {
 		var b strings.Builder
 		for i := 0; i < len(p); i++ {
 			if p[i] != '%' {
@@ -121,7 +130,7 @@ func splitHashInput(t *testing.T, in []byte, sep byte) []string {
 }
 
 // FuzzKeyParts: two distinct lists of parts never encode equal, as a key
-// (JoinKey, ScopedKey) or as hash input (AppendKeyParts with either
+// (ScopedKey) or as hash input (AppendKeyParts with either
 // separator in use), each encoding reads back to its parts, and a part
 // without special bytes is written as it is.
 func FuzzKeyParts(f *testing.F) {
@@ -135,11 +144,13 @@ func FuzzKeyParts(f *testing.F) {
 		a := []string{a0, a1, a2}[:1+int(na)%3]
 		b := []string{b0, b1, b2}[:1+int(nb)%3]
 		same := slices.Equal(a, b)
-		if ka, kb := JoinKey(a...), JoinKey(b...); (ka == kb) != same {
-			t.Errorf("JoinKey(%q) = %q, JoinKey(%q) = %q", a, ka, b, kb)
+		// The lists as the parts after a scope, and the whole of a key.
+		sc := Scope{Tenant: b0, User: "u", Agent: a0}
+		if ka, kb := ScopedKey("k", sc, a...), ScopedKey("k", sc, b...); (ka == kb) != same {
+			t.Errorf("ScopedKey(%q) = %q, ScopedKey(%q) = %q", a, ka, b, kb)
 		}
-		if got := splitKey(t, JoinKey(a...)); !slices.Equal(got, a) {
-			t.Errorf("JoinKey(%q) reads back as %q", a, got)
+		if got, want := splitKey(t, ScopedKey(a0, Scope{Tenant: a1, User: a2, Agent: b0}, b...)), append([]string{a0, a1, a2, b0}, b...); !slices.Equal(got, want) {
+			t.Errorf("ScopedKey of %q reads back as %q", want, got)
 		}
 		for _, sep := range []byte{0, 0x1f} {
 			ha, hb := AppendKeyParts(nil, sep, a...), AppendKeyParts(nil, sep, b...)

@@ -296,7 +296,9 @@ func (r *Runner) judge(ctx context.Context, scope imprint.Scope, mems []imprint.
 	}
 	var raw []rawDecision
 	out.judgeCalled = true
-	_, err = llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
+	// The judge finishes a window whose extraction call was made: a limit
+	// on calls (--max-llm-calls) lets it through rather than redo both.
+	_, err = llm.CompleteJSON(llm.Continuing(ctx), r.d.LLM, imprint.LLMRequest{
 		Op:        OpDedup,
 		Scope:     scope,
 		System:    dedupSystemPrompt,

@@ -441,7 +441,8 @@ func CompleteJSON(ctx context.Context, m imprint.LLM, req imprint.LLMRequest, de
 		imprint.ChatMessage{Role: "assistant", Content: bad},
 		imprint.ChatMessage{Role: "user", Content: repairPrompt(perr)},
 	)
-	resp2, err := m.Complete(ctx, retry)
+	// The repair finishes the work of the first call (--max-llm-calls).
+	resp2, err := m.Complete(Continuing(ctx), retry)
 	total := resp2
 	total.PromptTokens += resp.PromptTokens
 	total.CompletionTokens += resp.CompletionTokens

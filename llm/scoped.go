@@ -8,14 +8,21 @@ import (
 	"github.com/imprint-dev/imprint"
 )
 
-// Scoped is an imprint.LLM that charges the requests of one piece of work
-// to a scope: it sets Scope on every request that names none. It remembers
-// the first request a budget refused, so work that degrades on LLM
-// failures (capture grades steps one by one) can tell a refusal, which
-// must wait, from a failure. It is safe for concurrent use.
+// Scoped is an imprint.LLM for the requests of one piece of work (the
+// capture of an episode): it charges them to a scope, setting Scope on
+// every request that names none, and once one request passed the budget
+// the others go as Continuing, so a limit on calls (--max-llm-calls) does
+// not cut the work half-way. The first request runs alone, so requests
+// sent at once all pass or all wait. Scoped remembers the first request a
+// budget refused, so work that degrades on LLM failures can tell a
+// refusal, which must wait, from a failure. It is safe for concurrent use.
 type Scoped struct {
 	m     imprint.LLM
 	scope imprint.Scope
+
+	// first is held during the first request until one passes the budget.
+	first  sync.Mutex
+	passed bool
 
 	mu      sync.Mutex
 	refused error
@@ -33,7 +40,7 @@ func (s *Scoped) Complete(ctx context.Context, req imprint.LLMRequest) (imprint.
 	if req.Scope == (imprint.Scope{}) {
 		req.Scope = s.scope
 	}
-	resp, err := s.m.Complete(ctx, req)
+	resp, err := s.complete(ctx, req)
 	if errors.Is(err, imprint.ErrLLMBudget) {
 		s.mu.Lock()
 		if s.refused == nil {
@@ -41,6 +48,20 @@ func (s *Scoped) Complete(ctx context.Context, req imprint.LLMRequest) (imprint.
 		}
 		s.mu.Unlock()
 	}
+	return resp, err
+}
+
+// complete sends req alone while no request passed the budget yet, else
+// as Continuing.
+func (s *Scoped) complete(ctx context.Context, req imprint.LLMRequest) (imprint.LLMResponse, error) {
+	s.first.Lock()
+	if s.passed {
+		s.first.Unlock()
+		return s.m.Complete(Continuing(ctx), req)
+	}
+	defer s.first.Unlock()
+	resp, err := s.m.Complete(ctx, req)
+	s.passed = !errors.Is(err, imprint.ErrLLMBudget)
 	return resp, err
 }
 

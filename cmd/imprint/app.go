@@ -47,15 +47,20 @@ type App struct {
 	// recorder receives every LLM call attempt (see LLMCalls).
 	recorder callRecorder
 
-	mu       sync.Mutex
-	store    imprint.Store
-	closers  []func() error
-	llmDone  bool
-	llm      imprint.LLM
-	llmErr   error
-	embDone  bool
-	embedder imprint.Embedder
-	embErr   error
+	mu      sync.Mutex
+	store   imprint.Store
+	closers []func() error
+	llmDone bool
+	llm     imprint.LLM
+	llmErr  error
+	// budget is the LLM client's budget (nil: none); maxLLMCalls is
+	// import --max-llm-calls and clock a test's clock (budget.go).
+	budget      *llm.Budget
+	maxLLMCalls int
+	clock       testClock
+	embDone     bool
+	embedder    imprint.Embedder
+	embErr      error
 }
 
 // globalFlags are the raw values of the persistent flags.

@@ -50,6 +50,14 @@ type LLMConfig struct {
 	MaxRetries int
 	// Concurrency caps in-flight LLM requests process-wide.
 	Concurrency int
+	// Budget limits each scope's LLM spending per hour (0 = off).
+	Budget BudgetConfig
+}
+
+// BudgetConfig is the llm.budget section: per scope, in any sliding hour.
+type BudgetConfig struct {
+	CallsPerHour        int
+	PromptTokensPerHour int
 }
 
 // EmbeddingConfig is the embedding section.
@@ -112,6 +120,8 @@ type ServerConfig struct {
 	AllowedHosts []string
 	// IdleTimeout closes keep-alive connections idle this long.
 	IdleTimeout time.Duration
+	// MaxTurnsPerRequest caps the messages or turns one request carries.
+	MaxTurnsPerRequest int
 }
 
 // Providers and modes accepted by the configuration.
@@ -173,9 +183,10 @@ func defaultConfig(dataDir string) *Config {
 		},
 		Session: SessionConfig{EpisodeIdle: 30 * time.Minute},
 		Server: ServerConfig{
-			Addr:           "127.0.0.1:8420",
-			RequestTimeout: 30 * time.Second,
-			IdleTimeout:    120 * time.Second,
+			Addr:               "127.0.0.1:8420",
+			RequestTimeout:     30 * time.Second,
+			IdleTimeout:        120 * time.Second,
+			MaxTurnsPerRequest: 1000,
 		},
 		Jobs:    JobsConfig{Engine: JobsEngineRiver},
 		sources: map[string]string{},
@@ -208,6 +219,8 @@ var configKeys = []configKey{
 	{name: "llm.timeout", field: func(c *Config) any { return &c.LLM.Timeout }, doc: "per HTTP attempt"},
 	{name: "llm.max_retries", field: func(c *Config) any { return &c.LLM.MaxRetries }, min: bound(0), max: bound(20), doc: "retries on 429 / 5xx / network errors"},
 	{name: "llm.concurrency", field: func(c *Config) any { return &c.LLM.Concurrency }, min: bound(1), max: bound(256), doc: "process-wide cap on in-flight LLM requests"},
+	{name: "llm.budget.calls_per_hour", field: func(c *Config) any { return &c.LLM.Budget.CallsPerHour }, min: bound(0), doc: "LLM call attempts a scope may make in any hour; `0` is off. When reached, the scope's capture and extraction jobs wait (nothing is lost) and `/v1/status` says until when"},
+	{name: "llm.budget.prompt_tokens_per_hour", field: func(c *Config) any { return &c.LLM.Budget.PromptTokensPerHour }, min: bound(0), doc: "prompt tokens a scope may send in any hour; `0` is off; same waiting"},
 	{name: "embedding.provider", field: func(c *Config) any { return &c.Embedding.Provider }, enum: []string{ProviderHash, ProviderOpenAI, ProviderNone}, doc: "`hash` (local, deterministic), `openai` (any `/v1/embeddings`) or `none`"},
 	{name: "embedding.base_url", field: func(c *Config) any { return &c.Embedding.BaseURL }, doc: "openai: falls back to `OPENAI_BASE_URL`, else the public API"},
 	{name: "embedding.api_key", field: func(c *Config) any { return &c.Embedding.APIKey }, secret: true, doc: "openai: falls back to `OPENAI_API_KEY`"},
@@ -240,6 +253,7 @@ var configKeys = []configKey{
 	{name: "server.api_token", field: func(c *Config) any { return &c.Server.APIToken }, secret: true, doc: "required as `Authorization: Bearer …` when set; mandatory for a non-loopback address"},
 	{name: "server.allowed_hosts", field: func(c *Config) any { return &c.Server.AllowedHosts }, doc: "host names served besides `localhost`, `*.localhost`, loopback addresses and the address a connection came in on (a YAML list, or comma-separated); `*.example.com` allows its subdomains; other `Host` values get 421"},
 	{name: "server.idle_timeout", field: func(c *Config) any { return &c.Server.IdleTimeout }, doc: "an idle keep-alive connection is closed after this long"},
+	{name: "server.max_turns_per_request", field: func(c *Config) any { return &c.Server.MaxTurnsPerRequest }, min: bound(1), doc: "messages or turns one `/v1` request may carry; more is 413 `too_large` and nothing is written (our clients split larger posts)"},
 	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start) or `table` (the store's own jobs table)"},
 }
 

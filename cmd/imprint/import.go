@@ -36,6 +36,10 @@ type importOptions struct {
 	noCapture bool
 	dryRun    bool
 	tz        string
+	// maxLLMCalls stops the import cleanly after this many LLM calls (0:
+	// no limit); noWait exits instead of waiting for the import lock.
+	maxLLMCalls int
+	noWait      bool
 }
 
 // importSummary is the one object imprint import --json prints.
@@ -57,6 +61,13 @@ type importSummary struct {
 	LLMConfigured         bool `json:"llm_configured"`
 	EstimatedLLMCalls     *int `json:"estimated_llm_calls,omitempty"`
 	EstimatedPromptTokens *int `json:"estimated_prompt_tokens,omitempty"`
+	// LLMBudgetReached is set when the import stopped at --max-llm-calls
+	// (or llm.budget): EpisodesLeft episodes were not captured and
+	// PendingMessages messages wait for extraction; importing the same
+	// paths again resumes.
+	LLMBudgetReached bool `json:"llm_budget_reached,omitempty"`
+	EpisodesLeft     int  `json:"episodes_left,omitempty"`
+	PendingMessages  int  `json:"pending_messages,omitempty"`
 }
 
 type memoryDecisions struct {
@@ -75,7 +86,10 @@ func newImportCmd(a *App) *cobra.Command {
 			"~/.claude/projects included), records their messages, captures their episodes into\n" +
 			"traces and extracts memories. It is idempotent and resumable: importing the same files\n" +
 			"again adds nothing, a transcript that grew adds only what is new, and an interrupted\n" +
-			"import continues where it stopped. Formats: " + strings.Join(importFormats, ", ") + ".",
+			"import continues where it stopped. --max-llm-calls N stops cleanly after N LLM calls\n" +
+			"(what is not captured or extracted yet stays for the next import of the same paths).\n" +
+			"One import writes a data dir at a time: a second waits for the lock <data dir>/import.lock\n" +
+			"(or, with --no-wait, exits 1 naming it). Formats: " + strings.Join(importFormats, ", ") + ".",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runImport(cmd.Context(), o, args)
@@ -87,6 +101,8 @@ func newImportCmd(a *App) *cobra.Command {
 	f.BoolVar(&o.noCapture, "no-capture", false, "do not capture episodes into traces")
 	f.BoolVar(&o.dryRun, "dry-run", false, "report what would be imported and estimate LLM calls and prompt tokens; write nothing")
 	f.StringVar(&o.tz, "tz", "UTC", "time zone of zone-less dates (LoCoMo), e.g. Europe/Amsterdam")
+	f.IntVar(&o.maxLLMCalls, "max-llm-calls", 0, "stop cleanly after this many LLM calls; run the import again to resume (0: no limit)")
+	f.BoolVar(&o.noWait, "no-wait", false, "exit 1 instead of waiting when another import holds the data dir's import lock")
 	return cmd
 }
 
@@ -110,7 +126,21 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	if err != nil {
 		return err
 	}
+	if o.maxLLMCalls < 0 {
+		return imprint.Invalidf("--max-llm-calls %d: want 0 (no limit) or more", o.maxLLMCalls)
+	}
+	if !o.dryRun {
+		release, err := a.lockImport(ctx, o.noWait)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	sum := &importSummary{Files: len(sources), Warnings: warns, DryRun: o.dryRun}
+	a.useClock(ctx)
+	a.mu.Lock()
+	a.maxLLMCalls = o.maxLLMCalls
+	a.mu.Unlock()
 	m, err := a.LLM()
 	if err != nil {
 		return err
@@ -169,6 +199,11 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	if err != nil {
 		return err
 	}
+	if cs != nil && cs.refused != nil || ex != nil && ex.refused != nil {
+		if err := a.budgetStop(ctx, st, sessions, sum, cs); err != nil {
+			return err
+		}
+	}
 	if o.dryRun {
 		if !o.noExtract {
 			if err := est.pending(ctx, st, a.Scope(), sessions, a.Config.Extraction.MaxMessagesPerExtraction); err != nil {
@@ -191,6 +226,24 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		return a.PrintJSON(sum)
 	}
 	a.printImportSummary(sum)
+	return nil
+}
+
+// budgetStop fills in how far an import that stopped at the LLM budget got:
+// the episodes it did not capture and the messages of its sessions left
+// pending.
+func (a *App) budgetStop(ctx context.Context, st imprint.Store, sessions []string, sum *importSummary, cs *captureStage) error {
+	sum.LLMBudgetReached = true
+	if cs != nil {
+		sum.EpisodesLeft = cs.left
+	}
+	for _, sid := range sessions {
+		n, err := st.CountPending(ctx, a.Scope(), sid)
+		if err != nil {
+			return fmt.Errorf("count pending messages of %s: %w", sid, err)
+		}
+		sum.PendingMessages += n
+	}
 	return nil
 }
 
@@ -423,7 +476,11 @@ type captureStage struct {
 
 	mu  sync.Mutex
 	err error
-	sum importSummary // episodes and traces
+	// refused is the LLM budget's refusal that stopped capture cleanly;
+	// left counts the episodes not captured since.
+	refused error
+	left    int
+	sum     importSummary // episodes and traces
 	// warns are the warnings of each job, merged in job order at the end.
 	warns map[int][]importer.Warning
 	jobs  int
@@ -467,12 +524,28 @@ func (a *App) startCapture(ctx context.Context, st imprint.Store, capRunner *cap
 						break more
 					}
 				}
-				if ctx.Err() != nil {
+				x.mu.Lock()
+				stopped := x.refused != nil
+				if stopped {
+					x.left += len(jobs)
+				}
+				x.mu.Unlock()
+				if ctx.Err() != nil || stopped {
 					continue // drain
 				}
 				sums, err := a.captureEpisodes(ctx, st, capRunner, jobs)
 				x.mu.Lock()
-				if err != nil {
+				switch {
+				case errors.Is(err, imprint.ErrLLMBudget):
+					// A clean stop: the episodes captured so far are
+					// saved, the others are captured by the next import.
+					x.refused = err
+					for _, one := range sums {
+						if one.Episodes+one.EpisodesSkipped == 0 {
+							x.left++
+						}
+					}
+				case err != nil:
 					if x.err == nil {
 						x.err = err
 					}
@@ -518,16 +591,20 @@ func (a *App) captureEpisodes(ctx context.Context, st imprint.Store, capRunner *
 		return sums, nil
 	}
 	res, err := capRunner.RunMany(ctx, run, "")
-	if err != nil {
+	if err != nil && !errors.Is(err, imprint.ErrLLMBudget) {
 		return sums, fmt.Errorf("capture episodes of %s: %w", jobs[idx[0]].sessionID, err)
 	}
-	for k, i := range idx {
+	// After a budget refusal res holds the episodes saved before it.
+	for k, i := range idx[:len(res)] {
 		sums[i].Episodes++
 		sums[i].Traces += len(res[k].Traces)
 		for _, w := range res[k].Warnings {
 			sums[i].Warnings = append(sums[i].Warnings, importer.Warning{File: jobs[i].sessionID,
 				Message: fmt.Sprintf("capture %s: %s/%s: %s", run[k].ID, w.Stage, w.Code, w.Message)})
 		}
+	}
+	if err != nil {
+		return sums, fmt.Errorf("capture episodes of %s: %w", jobs[idx[0]].sessionID, err)
 	}
 	return sums, nil
 }
@@ -587,6 +664,9 @@ type extractStage struct {
 	warns    []importer.Warning
 	ctx      context.Context
 	cancel   context.CancelFunc
+	// refused is the LLM budget's refusal that stopped extraction
+	// cleanly: the sessions after it keep their messages pending.
+	refused error
 }
 
 // extractQueue bounds the sessions waiting for extraction; extractBatch is
@@ -618,16 +698,26 @@ func startExtract(ctx context.Context, r *extract.Runner, scope imprint.Scope, b
 					break drain
 				}
 			}
+			if x.refused != nil {
+				continue // stopped at the LLM budget: the rest stays pending
+			}
 			err := r.ExtractSessions(ctx, scope, batch, func(res extract.Result) {
 				x.mem.Store += res.Decisions.Store
 				x.mem.Update += res.Decisions.Update
 				x.mem.Merge += res.Decisions.Merge
 				x.mem.Skip += res.Decisions.Skip
 				for _, w := range res.Warnings {
+					if w.Code == imprint.ErrorCode(imprint.ErrLLMBudget) {
+						continue // reported once, as the stop
+					}
 					x.warns = append(x.warns, importer.Warning{File: res.SessionID, Message: fmt.Sprintf("extract: %s/%s: %s", w.Stage, w.Code, w.Message)})
 				}
 				bar.memories(res.Decisions.Store + res.Decisions.Update + res.Decisions.Merge)
 			}, func(sid string, err error) {
+				if errors.Is(err, imprint.ErrLLMBudget) {
+					x.refused = err
+					return
+				}
 				x.warns = append(x.warns, importer.Warning{File: sid, Message: "extraction stopped, messages stay pending: " + err.Error()})
 			})
 			if err != nil {
@@ -690,6 +780,10 @@ func (a *App) printImportSummary(s *importSummary) {
 		a.Printf(" (no LLM configured: heuristic extraction, neutral α)")
 	}
 	a.Printf("\n")
+	if s.LLMBudgetReached {
+		a.Printf("stopped at the LLM budget: %d episodes not captured and %d messages not extracted yet; run the same import again to resume\n",
+			s.EpisodesLeft, s.PendingMessages)
+	}
 	if s.EstimatedLLMCalls != nil {
 		a.Printf("a real import with an LLM would make about %d LLM calls with about %d prompt tokens\n", *s.EstimatedLLMCalls, *s.EstimatedPromptTokens)
 	}

@@ -56,11 +56,17 @@ type importSum struct {
 // a non-zero exit fails the test.
 func importJSON(t *testing.T, env map[string]string, args ...string) importSum {
 	t.Helper()
+	return importJSONAs[importSum](t, env, args...)
+}
+
+// importJSONAs is importJSON decoding the summary into T.
+func importJSONAs[T any](t *testing.T, env map[string]string, args ...string) T {
+	t.Helper()
 	r := runImprint(t, env, append([]string{"import", "--json"}, args...)...)
 	if r.code != 0 {
 		t.Fatalf("import %v: exit %d: %s", args, r.code, r.stderr)
 	}
-	return jsonLines[importSum](t, r)[0]
+	return jsonLines[T](t, r)[0]
 }
 
 // TestImportImprintFormatSkipsBadLine imports imprint's own JSONL with a

@@ -131,6 +131,7 @@ func (a *App) serve(ctx context.Context) error {
 	if err := cfg.CheckServe(func() (bool, error) { return true, nil }); err != nil {
 		return err
 	}
+	a.useClock(ctx)
 	st, err := a.Store(ctx)
 	if err != nil {
 		return err
@@ -167,7 +168,7 @@ func (a *App) serve(ctx context.Context) error {
 	if m, err := a.LLM(); err == nil && m == nil {
 		workers = 1
 	}
-	sched, err := a.jobEngine(ctx, svc, schedule.Config{Workers: workers})
+	sched, err := a.jobEngine(ctx, svc, schedule.Config{Workers: workers, BudgetRecheck: a.budgetRecheck()})
 	if err != nil {
 		return err
 	}
@@ -183,8 +184,9 @@ func (a *App) serve(ctx context.Context) error {
 	srv := httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: messageRecorder{turns}, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
 		Redact: redact.String,
+		Budget: a.LLMBudget(),
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes,
-		AllowedHosts: cfg.Server.AllowedHosts})
+		AllowedHosts: cfg.Server.AllowedHosts, MaxTurnsPerRequest: cfg.Server.MaxTurnsPerRequest})
 	defer srv.Close()
 	turns.count = srv.CountRecorded
 	// Closed episodes reach the event stream; their capture is the
@@ -283,7 +285,7 @@ func embedWarned[W any](ws []W, stage func(W) string) bool {
 
 // captureJob captures a closed episode. A missing episode completes the job
 // (nothing to capture); a store failure returns an error so the job is
-// retried.
+// retried; a refusal of the LLM budget returns it, and the job waits.
 func (w *serveWorkers) captureJob(ctx context.Context, j imprint.Job) error {
 	ep, err := w.store.GetEpisode(ctx, j.Scope, j.EpisodeID)
 	if errors.Is(err, imprint.ErrNotFound) {
@@ -299,7 +301,7 @@ func (w *serveWorkers) captureJob(ctx context.Context, j imprint.Job) error {
 	w.publish(j.Scope, capture.EventStarted, capture.Event{Kind: capture.EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
 	res, err := w.capture.Run(ctx, ep, ep.ClosedBy)
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !errors.Is(err, imprint.ErrLLMBudget) {
 			w.publish(j.Scope, capture.EventFailed, capture.Event{Kind: capture.EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
 		}
 		return fmt.Errorf("capture %s: %w", ep.ID, err)
@@ -319,14 +321,14 @@ const (
 
 // extractJob extracts the session's pending messages window after window.
 // A failed window leaves its messages pending and fails the job, which is
-// retried with backoff.
+// retried with backoff; a window the LLM budget refused makes the job wait.
 func (w *serveWorkers) extractJob(ctx context.Context, j imprint.Job) error {
 	embedFailed := false
 	err := w.extract.ExtractPending(ctx, j.Scope, j.SessionID, func(res extract.Result) {
 		embedFailed = embedFailed || embedWarned(res.Warnings, func(x extract.Warning) string { return x.Stage })
 		if res.Success {
 			w.publish(j.Scope, eventExtractionDone, res)
-		} else if ctx.Err() == nil {
+		} else if ctx.Err() == nil && !budgetRefused(res) {
 			w.publish(j.Scope, eventExtractionFailed, res)
 		}
 	})
@@ -337,6 +339,17 @@ func (w *serveWorkers) extractJob(ctx context.Context, j imprint.Job) error {
 		return fmt.Errorf("extract session %s: %w", j.SessionID, err)
 	}
 	return nil
+}
+
+// budgetRefused reports whether a failed window stopped at the LLM budget:
+// it waits, it did not fail.
+func budgetRefused(res extract.Result) bool {
+	for _, w := range res.Warnings {
+		if w.Code == imprint.ErrorCode(imprint.ErrLLMBudget) {
+			return true
+		}
+	}
+	return false
 }
 
 // embedRetryBatch is how many records of a kind one embedding call of the

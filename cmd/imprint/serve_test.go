@@ -44,6 +44,13 @@ var jobsEngineFlag = flag.String("jobs-engine", "", "jobs.engine for the serve t
 
 func startInProc(t *testing.T, dir string, env map[string]string) *inProcServe {
 	t.Helper()
+	return startInProcCtx(t, context.Background(), dir, env)
+}
+
+// startInProcCtx is startInProc under parent (which may carry a test
+// clock).
+func startInProcCtx(t *testing.T, parent context.Context, dir string, env map[string]string) *inProcServe {
+	t.Helper()
 	full := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER_ADDR": "127.0.0.1:0"}
 	if *jobsEngineFlag != "" {
 		full["IMPRINT_JOBS_ENGINE"] = *jobsEngineFlag
@@ -51,7 +58,7 @@ func startInProc(t *testing.T, dir string, env map[string]string) *inProcServe {
 	for k, v := range env {
 		full[k] = v
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	s := &inProcServe{cancel: cancel, done: make(chan int, 1), stderr: &lockedBuffer{}}
 	go func() {
 		s.done <- runEnv(ctx, []string{"serve", "--data-dir", dir}, envMap(full), strings.NewReader(""), &bytes.Buffer{}, s.stderr)

@@ -43,8 +43,8 @@ func openStore(ctx context.Context, cfg *Config) (imprint.Store, error) {
 	return db, nil
 }
 
-// buildLLM builds the LLM client for a.Config.LLM; nil when the provider
-// is none.
+// buildLLM builds the LLM client for a.Config.LLM, with its budget; nil
+// when the provider is none. a.mu is held.
 func (a *App) buildLLM() (imprint.LLM, error) {
 	c := a.Config.LLM
 	var p llm.Provider
@@ -58,7 +58,9 @@ func (a *App) buildLLM() (imprint.LLM, error) {
 	default:
 		return nil, imprint.Invalidf("config llm.provider: unknown provider %q", c.Provider)
 	}
+	a.budget = a.newBudget()
 	return llm.New(p, llm.Options{
+		Budget:      a.budget,
 		Timeout:     c.Timeout,
 		MaxRetries:  retries(c.MaxRetries),
 		Concurrency: c.Concurrency,

@@ -167,3 +167,49 @@ func debugDump(t *testing.T, s *inProcServe, fake *llmtest.Server, ids []string)
 	}
 	t.Logf("stderr %s", s.stderr.String())
 }
+
+// TestServeBudgetMakesExtractionWait: with llm.budget.calls_per_hour 1 and
+// two sessions of one window each, one session is extracted and the other
+// waits with its messages pending and no failed job; after the hour it is
+// extracted.
+func TestServeBudgetMakesExtractionWait(t *testing.T) {
+	t.Parallel()
+	fake, _ := fakeLLM(t)
+	env := serveEnv(fake.URL)
+	env["IMPRINT_LLM_BUDGET_CALLS_PER_HOUR"] = "1"
+	env["IMPRINT_EXTRACTION_ENABLE_DEDUP"] = "false" // one call per window
+	clock := &movableClock{}
+	ctx := withTestClock(context.Background(), testClock{now: clock.now, recheck: time.Second})
+	s := startInProcCtx(t, ctx, t.TempDir(), env)
+	for _, sid := range []string{"wait-a", "wait-b"} {
+		body := fmt.Sprintf(`{"session_id":%q,"messages":[{"id":"%s-1","role":"user","content":"I keep the staging database on port 5433."},`+
+			`{"id":"%s-2","role":"assistant","content":"Noted, port 5433 for staging."}]}`, sid, sid, sid)
+		resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("post %s: %d", sid, resp.StatusCode)
+		}
+	}
+	var st httpapi.Status
+	waitFor(t, "one session extracted, the other waiting", func() bool {
+		st = budgetStatus(t, s.URL)
+		return st.PendingMessages == 2 && st.Budget != nil && st.Budget.Exhausted && st.Budget.WaitingJobs == 1
+	})
+	if n := len(fake.RequestsFor("extract.l1.v1")); n != 1 {
+		t.Errorf("%d extraction calls under a budget of 1", n)
+	}
+	if st.Jobs.Failed != 0 || len(st.FailedJobs) != 0 {
+		t.Errorf("failed jobs while waiting: %+v %+v", st.Jobs, st.FailedJobs)
+	}
+	clock.advance(llm.BudgetWindow + time.Minute)
+	waitFor(t, "the waiting session extracted after the hour", func() bool {
+		st = budgetStatus(t, s.URL)
+		return st.PendingMessages == 0
+	})
+	if st.Jobs.Failed != 0 {
+		t.Errorf("failed jobs: %+v", st.FailedJobs)
+	}
+}

@@ -162,7 +162,7 @@ var rules = []rule{
 		anchors: []string{"://"},
 		re:      regexp.MustCompile(`^://[^:/?#@\s"'<>\[\]]{0,128}:([^/?#\s"'<>]{1,256})@`),
 		group:   1,
-		before:  func(s string, at int) bool { return at > 0 && isWordByte(s[at-1]) },
+		before:  urlUser,
 	},
 	{
 		// A URL whose user is a 32-hex key (Sentry DSNs and the like).
@@ -170,7 +170,7 @@ var rules = []rule{
 		anchors: []string{"://"},
 		re:      regexp.MustCompile(`^://([0-9a-f]{32,64})@`),
 		group:   1,
-		before:  func(s string, at int) bool { return at > 0 && isWordByte(s[at-1]) },
+		before:  urlUser,
 	},
 	{
 		kind:    KindSlackWebhook,
@@ -224,12 +224,14 @@ var rules = []rule{
 		shapes:    []shape{{"g", "l", anyByte}},
 		re:        regexp.MustCompile(`^gl(?:pat|cbt|ptt|dt|rt|rtr|ft|soat|oas|imt|agent|ffct)-[0-9A-Za-z_-]{20,}`),
 		wordStart: true,
+		before:    func(s string, at int) bool { return byteWithin(s, at+3, 6, '-') },
 	},
 	{
 		kind:      KindGrafanaToken,
 		shapes:    []shape{{"g", "l", anyByte}},
 		re:        regexp.MustCompile(`^gl(?:sa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8}|c_[A-Za-z0-9+/]{32,}={0,2})`),
 		wordStart: true,
+		before:    func(s string, at int) bool { return byteWithin(s, at+2, 3, '_') },
 	},
 	{
 		kind:      KindSlackToken,
@@ -402,6 +404,7 @@ var rules = []rule{
 		shapes:    []shape{{"MNO", "TjzD", b64Chars}},
 		re:        regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
 		wordStart: true,
+		before:    func(s string, at int) bool { return byteWithin(s, at+24, 5, '.') },
 	},
 	{
 		kind:      KindAgeKey,
@@ -532,6 +535,33 @@ func after(s string, at int, word string) bool {
 	return p >= len(word) && strings.EqualFold(s[p-len(word):p], word)
 }
 
+// urlUser accepts "://" after a scheme when an '@' follows within the
+// length of a user and password, before a blank: a cheap test that spares
+// the regexp most URLs.
+func urlUser(s string, at int) bool {
+	if at == 0 || !isWordByte(s[at-1]) {
+		return false
+	}
+	end := min(len(s), at+3+128+1+256)
+	for i := at + 3; i < end; i++ {
+		switch s[i] {
+		case '@':
+			return true
+		case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '/':
+			return false
+		}
+	}
+	return false
+}
+
+// byteWithin reports whether c occurs in s[from:from+n].
+func byteWithin(s string, from, n int, c byte) bool {
+	if from >= len(s) {
+		return false
+	}
+	return strings.IndexByte(s[from:min(len(s), from+n)], c) >= 0
+}
+
 // telegramBotID accepts ":AA" after a bot id: 6 to 12 digits at a word
 // start.
 func telegramBotID(s string, at int) bool {
@@ -590,39 +620,43 @@ func Count(s string) (string, int) {
 	return s, total
 }
 
-// pass applies every rule once.
+// pass applies every rule once. The anchors are found once; after a rule
+// replaced secrets they are moved past the markers and looked for again
+// only around them.
 func pass(s string) (string, int) {
 	if len(s) < 8 {
 		return s, 0
 	}
-	var h *hits // anchors of the current s; nil once a rule changes it
+	h := scan(s)
 	total := 0
 	for i := range rules {
-		if h == nil {
-			h = scan(s)
-		}
 		if !h.any(rules[i].ids) {
 			continue
 		}
-		var n int
-		s, n = rules[i].replace(s, h)
-		if n > 0 {
-			h = nil
-			total += n
+		out, edits := rules[i].replace(s, h)
+		if len(edits) > 0 {
+			h = h.update(out, edits, len(markerPrefix)+len(rules[i].kind)+1)
+			s = out
+			total += len(edits)
 		}
 	}
 	return s, total
 }
 
-// replace substitutes the marker for each accepted match of r in s.
-func (r *rule) replace(s string, h *hits) (string, int) {
+// edit is a replaced span [lo, hi) of a text.
+type edit struct{ lo, hi int }
+
+// replace substitutes the marker for each accepted match of r in s and
+// returns the spans it replaced, ascending.
+func (r *rule) replace(s string, h *hits) (string, []edit) {
 	next := r.anchorIter(h)
 	win := r.window
 	if win == 0 {
 		win = window
 	}
 	var b strings.Builder
-	last, n, from := 0, 0, 0
+	var edits []edit
+	last, from := 0, 0
 	for {
 		at := next(from)
 		if at < 0 {
@@ -656,22 +690,22 @@ func (r *rule) replace(s string, h *hits) (string, int) {
 		if strings.HasPrefix(secret, markerPrefix) || (r.accept != nil && !r.accept(secret)) {
 			continue
 		}
-		if n == 0 {
+		if len(edits) == 0 {
 			b.Grow(len(s))
 		}
 		b.WriteString(s[last:lo])
 		b.WriteString(markerPrefix)
 		b.WriteString(r.kind)
 		b.WriteByte(']')
+		edits = append(edits, edit{lo, hi})
 		last = hi
 		from = max(end, at+1)
-		n++
 	}
-	if n == 0 {
-		return s, 0
+	if len(edits) == 0 {
+		return s, nil
 	}
 	b.WriteString(s[last:])
-	return b.String(), n
+	return b.String(), edits
 }
 
 // anchorIter returns a function giving the first anchor position of r that
@@ -705,11 +739,16 @@ type needle struct {
 	text  string
 	fold  bool  // text is ASCII lowercase and matched ignoring case
 	shape shape // set when text is empty
+	// run is set for a shape of one byte class (digits): only the start
+	// of a run of the class is a hit.
+	run bool
 }
 
 var (
 	needles []needle
 	tab     [3][256]uint64
+	// maxNeedle is the longest needle's length.
+	maxNeedle = 3
 )
 
 func init() {
@@ -722,6 +761,7 @@ func init() {
 				id = len(needles)
 				index[n] = id
 				needles = append(needles, n)
+				maxNeedle = max(maxNeedle, len(n.text))
 				for j := range 3 {
 					for c := range 256 {
 						if n.allows(j, byte(c)) {
@@ -739,7 +779,7 @@ func init() {
 			add(needle{text: f, fold: true})
 		}
 		for _, sh := range r.shapes {
-			add(needle{shape: sh})
+			add(needle{shape: sh, run: sh[0] != anyByte && sh[0] == sh[1] && sh[1] == sh[2]})
 		}
 	}
 }
@@ -766,15 +806,75 @@ func (h *hits) any(ids []int) bool {
 	return false
 }
 
+// update returns the anchors of out, the text s of h with the spans edits
+// replaced by markers of mlen bytes: anchors clear of the spans move by
+// what the markers added or removed before them, and the text from
+// maxNeedle-1 bytes before each marker to its end is scanned again.
+func (h *hits) update(out string, edits []edit, mlen int) *hits {
+	back := maxNeedle - 1
+	// The windows to scan again, in out's offsets, ascending and apart.
+	wins := make([]edit, 0, len(edits))
+	delta := 0
+	for _, e := range edits {
+		lo := e.lo + delta
+		w := edit{max(lo-back, 0), lo + mlen}
+		if n := len(wins); n > 0 && w.lo < wins[n-1].hi {
+			w.lo = wins[n-1].hi
+		}
+		wins = append(wins, w)
+		delta += mlen - (e.hi - e.lo)
+	}
+	found := &hits{pos: make([][]int, len(needles))}
+	for _, w := range wins {
+		found.scanRange(out, w.lo, w.hi)
+	}
+	next := &hits{pos: make([][]int, len(needles))}
+	for id, old := range h.pos {
+		add := found.pos[id]
+		if len(old) == 0 && len(add) == 0 {
+			continue
+		}
+		merged := make([]int, 0, len(old)+len(add))
+		k, delta := 0, 0
+		for _, p := range old {
+			for k < len(edits) && p >= edits[k].hi {
+				delta += mlen - (edits[k].hi - edits[k].lo)
+				k++
+			}
+			if k < len(edits) && p > edits[k].lo-maxNeedle {
+				continue // overlaps the replaced span: scanned again
+			}
+			np := p + delta
+			for len(add) > 0 && add[0] < np {
+				merged = append(merged, add[0])
+				add = add[1:]
+			}
+			merged = append(merged, np)
+		}
+		next.pos[id] = append(merged, add...)
+	}
+	return next
+}
+
 // scan finds every needle in s.
 func scan(s string) *hits {
 	h := &hits{pos: make([][]int, len(needles))}
-	for i := 0; i+3 <= len(s); i++ {
+	h.scanRange(s, 0, len(s))
+	return h
+}
+
+// scanRange adds the needles of s that start in [from, to).
+func (h *hits) scanRange(s string, from, to int) {
+	end := min(to, len(s)-2)
+	for i := from; i < end; i++ {
 		m := tab[0][s[i]] & tab[1][s[i+1]] & tab[2][s[i+2]]
 		for m != 0 {
 			id := bits.TrailingZeros64(m)
 			m &= m - 1
-			n := needles[id]
+			n := &needles[id]
+			if n.run && i > 0 && n.allows(0, s[i-1]) {
+				continue // inside a run of the class, not at its start
+			}
 			if len(s)-i < len(n.text) {
 				continue
 			}
@@ -787,7 +887,6 @@ func scan(s string) *hits {
 			h.pos[id] = append(h.pos[id], i)
 		}
 	}
-	return h
 }
 
 // equalFoldASCII reports whether s equals the lowercase ASCII lower,

@@ -809,7 +809,8 @@ func (h *hits) any(ids []int) bool {
 // update returns the anchors of out, the text s of h with the spans edits
 // replaced by markers of mlen bytes: anchors clear of the spans move by
 // what the markers added or removed before them, and the text from
-// maxNeedle-1 bytes before each marker to its end is scanned again.
+// maxNeedle-1 bytes before each marker to one byte past it is scanned
+// again.
 func (h *hits) update(out string, edits []edit, mlen int) *hits {
 	back := maxNeedle - 1
 	// The windows to scan again, in out's offsets, ascending and apart.
@@ -817,7 +818,9 @@ func (h *hits) update(out string, edits []edit, mlen int) *hits {
 	delta := 0
 	for _, e := range edits {
 		lo := e.lo + delta
-		w := edit{max(lo-back, 0), lo + mlen}
+		// One byte past the marker too: whether a run needle starts
+		// there depends on the byte before it.
+		w := edit{max(lo-back, 0), lo + mlen + 1}
 		if n := len(wins); n > 0 && w.lo < wins[n-1].hi {
 			w.lo = wins[n-1].hi
 		}
@@ -837,7 +840,7 @@ func (h *hits) update(out string, edits []edit, mlen int) *hits {
 		merged := make([]int, 0, len(old)+len(add))
 		k, delta := 0, 0
 		for _, p := range old {
-			for k < len(edits) && p >= edits[k].hi {
+			for k < len(edits) && p > edits[k].hi {
 				delta += mlen - (edits[k].hi - edits[k].lo)
 				k++
 			}

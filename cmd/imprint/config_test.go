@@ -77,6 +77,8 @@ func TestConfigDefaults(t *testing.T) {
 		"llm.timeout":                            "45s",
 		"llm.max_retries":                        "3",
 		"llm.concurrency":                        "4",
+		"llm.budget.calls_per_hour":              "0",
+		"llm.budget.prompt_tokens_per_hour":      "0",
 		"embedding.provider":                     "hash",
 		"embedding.base_url":                     "",
 		"embedding.api_key":                      "",
@@ -110,6 +112,7 @@ func TestConfigDefaults(t *testing.T) {
 		"server.api_token":                       "",
 		"server.allowed_hosts":                   "",
 		"server.idle_timeout":                    "2m",
+		"server.max_turns_per_request":           "1000",
 	}
 	if diff := cmp.Diff(want, values(c)); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

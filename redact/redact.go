@@ -110,6 +110,9 @@ type rule struct {
 	accept func(secret string) bool
 	// window overrides the default window.
 	window int
+	// token says a match holds no blank, so the regexp reads only up to
+	// the first one: short input lets Go run its faster matcher.
+	token bool
 	// ids are the rule's anchors in needles, set by init.
 	ids []int
 }
@@ -159,6 +162,7 @@ var rules = []rule{
 		// A database or service URL with a password; the user may be
 		// empty (redis://:pw@host).
 		kind:    KindURLPassword,
+		token:   true,
 		anchors: []string{"://"},
 		re:      regexp.MustCompile(`^://[^:/?#@\s"'<>\[\]]{0,128}:([^/?#\s"'<>]{1,256})@`),
 		group:   1,
@@ -167,6 +171,7 @@ var rules = []rule{
 	{
 		// A URL whose user is a 32-hex key (Sentry DSNs and the like).
 		kind:    KindURLKey,
+		token:   true,
 		anchors: []string{"://"},
 		re:      regexp.MustCompile(`^://([0-9a-f]{32,64})@`),
 		group:   1,
@@ -174,22 +179,26 @@ var rules = []rule{
 	},
 	{
 		kind:    KindSlackWebhook,
+		token:   true,
 		anchors: []string{"https://hooks.slack.com/"},
 		re:      regexp.MustCompile(`^https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{8,}`),
 	},
 	{
 		kind:    KindDiscordWebhook,
+		token:   true,
 		anchors: []string{"discord"},
 		re:      regexp.MustCompile(`^discord(?:app)?\.com/api/webhooks/[0-9]{5,24}/[A-Za-z0-9_-]{30,}`),
 	},
 	{
 		kind:      KindAnthropicKey,
+		token:     true,
 		anchors:   []string{"sk-ant-"},
 		re:        prefixed(`sk-ant-`, token, 20),
 		wordStart: true,
 	},
 	{
 		kind:      KindOpenAIKey,
+		token:     true,
 		anchors:   []string{"sk-"},
 		re:        openAIKey,
 		wordStart: true,
@@ -197,6 +206,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindStripeKey,
+		token:     true,
 		anchors:   []string{"k_live_", "k_test_"},
 		back:      1,
 		re:        regexp.MustCompile(`^[sr]k_(?:live|test)_[0-9A-Za-z]{16,}`),
@@ -205,6 +215,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindStripeKey,
+		token:     true,
 		anchors:   []string{"whsec_"},
 		re:        regexp.MustCompile(`^whsec_[0-9A-Za-z+/=]{24,}`),
 		wordStart: true,
@@ -212,6 +223,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindGitHubToken,
+		token:     true,
 		shapes:    []shape{{"g", "h", "pousr"}},
 		anchors:   []string{"github_pat_"},
 		re:        regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})`),
@@ -221,6 +233,7 @@ var rules = []rule{
 		// Personal, CI job, pipeline trigger, deploy, runner, feed, OAuth
 		// and other GitLab tokens.
 		kind:      KindGitLabToken,
+		token:     true,
 		shapes:    []shape{{"g", "l", anyByte}},
 		re:        regexp.MustCompile(`^gl(?:pat|cbt|ptt|dt|rt|rtr|ft|soat|oas|imt|agent|ffct)-[0-9A-Za-z_-]{20,}`),
 		wordStart: true,
@@ -228,6 +241,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindGrafanaToken,
+		token:     true,
 		shapes:    []shape{{"g", "l", anyByte}},
 		re:        regexp.MustCompile(`^gl(?:sa_[A-Za-z0-9]{32}_[0-9a-fA-F]{8}|c_[A-Za-z0-9+/]{32,}={0,2})`),
 		wordStart: true,
@@ -235,6 +249,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindSlackToken,
+		token:     true,
 		anchors:   []string{"xox", "xapp-"},
 		re:        regexp.MustCompile(`^(?:xox[abposre]|xapp)-[0-9A-Za-z-]{10,}`),
 		wordStart: true,
@@ -242,18 +257,21 @@ var rules = []rule{
 	},
 	{
 		kind:      KindNPMToken,
+		token:     true,
 		anchors:   []string{"npm_"},
 		re:        regexp.MustCompile(`^npm_[A-Za-z0-9]{36}\b`),
 		wordStart: true,
 	},
 	{
 		kind:      KindPyPIToken,
+		token:     true,
 		anchors:   []string{"pypi-Ag"},
 		re:        prefixed(`pypi-Ag`, token, 50),
 		wordStart: true,
 	},
 	{
 		kind:      KindHFToken,
+		token:     true,
 		anchors:   []string{"hf_"},
 		re:        regexp.MustCompile(`^hf_[A-Za-z0-9]{30,}\b`),
 		wordStart: true,
@@ -261,6 +279,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindGoogleAPIKey,
+		token:     true,
 		anchors:   []string{"AIza"},
 		re:        regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`),
 		wordStart: true,
@@ -275,6 +294,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindAWSAccessKey,
+		token:     true,
 		anchors:   []string{"AKIA", "ASIA", "ABIA", "ACCA"},
 		re:        regexp.MustCompile(`^(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
 		wordStart: true,
@@ -297,6 +317,7 @@ var rules = []rule{
 		// The signature of an Azure shared access signature (a SAS URL or
 		// SharedAccessSignature=...&sig=...).
 		kind:    KindAzureSAS,
+		token:   true,
 		anchors: []string{"sig="},
 		re:      regexp.MustCompile(`^(sig=)([A-Za-z0-9%+/]{20,}(?:=|%3[Dd]){0,2})`),
 		group:   2,
@@ -304,12 +325,14 @@ var rules = []rule{
 	},
 	{
 		kind:      KindSendGridKey,
+		token:     true,
 		anchors:   []string{"SG."},
 		re:        regexp.MustCompile(`^SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}`),
 		wordStart: true,
 	},
 	{
 		kind:      KindDigitalOcean,
+		token:     true,
 		anchors:   []string{"_v1_"},
 		back:      3,
 		re:        regexp.MustCompile(`^do[opr]_v1_[a-f0-9]{64}`),
@@ -317,36 +340,42 @@ var rules = []rule{
 	},
 	{
 		kind:      KindTwilioKey,
+		token:     true,
 		shapes:    []shape{{"S", "K", hexChars}},
 		re:        regexp.MustCompile(`^SK[0-9a-fA-F]{32}\b`),
 		wordStart: true,
 	},
 	{
 		kind:      KindTwilioSID,
+		token:     true,
 		shapes:    []shape{{"A", "C", hexChars}},
 		re:        regexp.MustCompile(`^AC[0-9a-f]{32}\b`),
 		wordStart: true,
 	},
 	{
 		kind:      KindMailgunKey,
+		token:     true,
 		fold:      []string{"key"},
 		re:        regexp.MustCompile(`^key-[0-9a-f]{32}\b`),
 		wordStart: true,
 	},
 	{
 		kind:      KindHerokuKey,
+		token:     true,
 		anchors:   []string{"HRKU-"},
 		re:        prefixed(`HRKU-`, token, 20),
 		wordStart: true,
 	},
 	{
 		kind:      KindShopifyToken,
+		token:     true,
 		anchors:   []string{"shp"},
 		re:        regexp.MustCompile(`^shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`),
 		wordStart: true,
 	},
 	{
 		kind:      KindSquareToken,
+		token:     true,
 		anchors:   []string{"sq0", "EAAA"},
 		re:        regexp.MustCompile(`^(?:sq0(?:atp|csp|idp)-[0-9A-Za-z_-]{22,}|EAAA[0-9A-Za-z_-]{56,})`),
 		wordStart: true,
@@ -354,12 +383,14 @@ var rules = []rule{
 	},
 	{
 		kind:      KindBraintreeToken,
+		token:     true,
 		anchors:   []string{"access_token$"},
 		re:        regexp.MustCompile(`^access_token\$(?:production|sandbox)\$[0-9a-z]{8,32}\$[0-9a-f]{16,64}`),
 		wordStart: true,
 	},
 	{
 		kind:      KindVaultToken,
+		token:     true,
 		shapes:    []shape{{"h", "v", "sbr"}},
 		re:        regexp.MustCompile(`^hv[sbr]\.[A-Za-z0-9_-]{24,}`),
 		wordStart: true,
@@ -367,6 +398,7 @@ var rules = []rule{
 	},
 	{
 		kind:      KindTerraformToken,
+		token:     true,
 		anchors:   []string{".atlasv1."},
 		back:      14,
 		re:        regexp.MustCompile(`^[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{40,}`),
@@ -374,18 +406,21 @@ var rules = []rule{
 	},
 	{
 		kind:      KindDockerToken,
+		token:     true,
 		anchors:   []string{"dckr_pat_", "dckr_oat_"},
 		re:        prefixed(`dckr_[po]at_`, token, 24),
 		wordStart: true,
 	},
 	{
 		kind:      KindCircleCIToken,
+		token:     true,
 		anchors:   []string{"CCIP"},
 		re:        prefixed(`CCIP(?:AT|RJ)_`, alnum+`_`, 20),
 		wordStart: true,
 	},
 	{
 		kind:      KindSentryToken,
+		token:     true,
 		anchors:   []string{"sntry"},
 		re:        prefixed(`sntry[su]_`, alnum+`_=+/`, 30),
 		wordStart: true,
@@ -393,6 +428,7 @@ var rules = []rule{
 	{
 		// A bot token: "<bot id>:AA<31 to 35>"; the bot id is kept.
 		kind:    KindTelegramToken,
+		token:   true,
 		anchors: []string{":AA"},
 		re:      regexp.MustCompile(`^:(AA[A-Za-z0-9_-]{31,35})(?:[^A-Za-z0-9_-]|$)`),
 		group:   1,
@@ -401,6 +437,7 @@ var rules = []rule{
 	{
 		// base64 of a user id (17-20 digits) "." 6 "." 27 or more.
 		kind:      KindDiscordToken,
+		token:     true,
 		shapes:    []shape{{"MNO", "TjzD", b64Chars}},
 		re:        regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
 		wordStart: true,
@@ -408,54 +445,63 @@ var rules = []rule{
 	},
 	{
 		kind:      KindAgeKey,
+		token:     true,
 		anchors:   []string{"AGE-SECRET-KEY-1"},
 		re:        prefixed(`AGE-SECRET-KEY-1`, `0-9A-Z`, 50),
 		wordStart: true,
 	},
 	{
 		kind:      KindPostmanKey,
+		token:     true,
 		anchors:   []string{"PMAK-"},
 		re:        regexp.MustCompile(`^PMAK-[0-9a-f]{24}-[0-9a-f]{34}`),
 		wordStart: true,
 	},
 	{
 		kind:      KindLinearKey,
+		token:     true,
 		anchors:   []string{"lin_api_"},
 		re:        prefixed(`lin_api_`, alnum, 32),
 		wordStart: true,
 	},
 	{
 		kind:      KindNewRelicKey,
+		token:     true,
 		anchors:   []string{"NRAK-", "NRII-"},
 		re:        prefixed(`NR(?:AK|II)-`, `0-9A-Z`, 24),
 		wordStart: true,
 	},
 	{
 		kind:      KindSupabaseToken,
+		token:     true,
 		anchors:   []string{"sbp_"},
 		re:        regexp.MustCompile(`^sbp_[0-9a-f]{40}`),
 		wordStart: true,
 	},
 	{
 		kind:      KindDatabricksToken,
+		token:     true,
 		anchors:   []string{"dapi"},
 		re:        regexp.MustCompile(`^dapi[0-9a-f]{32}(?:-\d)?`),
 		wordStart: true,
 	},
 	{
 		kind:      KindDopplerToken,
+		token:     true,
 		anchors:   []string{"dp.pt.", "dp.st.", "dp.sa.", "dp.ct."},
 		re:        prefixed(`dp\.(?:pt|st|sa|ct)\.`, alnum, 40),
 		wordStart: true,
 	},
 	{
 		kind:      KindPulumiToken,
+		token:     true,
 		anchors:   []string{"pul-"},
 		re:        regexp.MustCompile(`^pul-[0-9a-f]{40}`),
 		wordStart: true,
 	},
 	{
 		kind:      KindJWT,
+		token:     true,
 		anchors:   []string{"eyJ"},
 		re:        regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`),
 		wordStart: true,
@@ -552,6 +598,32 @@ func urlUser(s string, at int) bool {
 		}
 	}
 	return false
+}
+
+// inMarker reports whether at is inside a marker "[REDACTED:<kind>]".
+func inMarker(s string, at int) bool {
+	from := max(0, at-len(markerPrefix)-maxKindLen)
+	i := strings.LastIndexByte(s[from:at], '[')
+	if i < 0 {
+		return false
+	}
+	i += from
+	return strings.HasPrefix(s[i:], markerPrefix) && strings.IndexByte(s[i:at], ']') < 0
+}
+
+// maxKindLen bounds the length of a kind in a marker.
+const maxKindLen = 32
+
+// blankAt returns the index of the first blank (space, tab, line end) in
+// s, or len(s).
+func blankAt(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return len(s)
 }
 
 // byteWithin reports whether c occurs in s[from:from+n].
@@ -673,6 +745,9 @@ func (r *rule) replace(s string, h *hits) (string, []edit) {
 		if r.before != nil && !r.before(s, at) {
 			continue
 		}
+		if inMarker(s, at) {
+			continue // "token" of [REDACTED:github_token]
+		}
 		var lo, hi, end int
 		if r.match != nil {
 			if end = r.match(s, start); end < 0 {
@@ -680,7 +755,11 @@ func (r *rule) replace(s string, h *hits) (string, []edit) {
 			}
 			lo, hi = start, end
 		} else {
-			m := r.re.FindStringSubmatchIndex(s[start:min(len(s), start+win)])
+			limit := min(len(s), start+win)
+			if r.token {
+				limit = start + blankAt(s[start:limit])
+			}
+			m := r.re.FindStringSubmatchIndex(s[start:limit])
 			if m == nil || m[2*r.group] < 0 {
 				continue
 			}
@@ -837,7 +916,12 @@ func (h *hits) update(out string, edits []edit, mlen int) *hits {
 		if len(old) == 0 && len(add) == 0 {
 			continue
 		}
-		merged := make([]int, 0, len(old)+len(add))
+		// Without new positions the list is filtered and moved in place:
+		// h is not used again.
+		merged := old[:0]
+		if len(add) > 0 {
+			merged = make([]int, 0, len(old)+len(add))
+		}
 		k, delta := 0, 0
 		for _, p := range old {
 			for k < len(edits) && p > edits[k].hi {

@@ -60,3 +60,14 @@ func TestShapeCount(t *testing.T) {
 		t.Fatal("String lost text")
 	}
 }
+
+// TestKindsFitMarkers: inMarker looks back maxKindLen bytes for a marker's
+// start, so no kind may be longer.
+func TestKindsFitMarkers(t *testing.T) {
+	t.Parallel()
+	for i := range rules {
+		if len(rules[i].kind) > maxKindLen {
+			t.Errorf("kind %q is longer than %d bytes", rules[i].kind, maxKindLen)
+		}
+	}
+}

@@ -608,8 +608,24 @@ func inMarker(s string, at int) bool {
 		return false
 	}
 	i += from
-	return strings.HasPrefix(s[i:], markerPrefix) && strings.IndexByte(s[i:at], ']') < 0
+	if !strings.HasPrefix(s[i:], markerPrefix) {
+		return false
+	}
+	// A kind, at least one byte of it before at, then the closing ']'.
+	for _, c := range []byte(s[i+len(markerPrefix) : at]) {
+		if !kindByte(c) {
+			return false
+		}
+	}
+	j := at
+	for j < len(s) && kindByte(s[j]) {
+		j++
+	}
+	return at > i+len(markerPrefix) && j < len(s) && s[j] == ']'
 }
+
+// kindByte reports whether c can be part of a kind.
+func kindByte(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
 // maxKindLen bounds the length of a kind in a marker.
 const maxKindLen = 32

@@ -61,6 +61,22 @@ func TestShapeCount(t *testing.T) {
 	}
 }
 
+// TestSecretAfterAnUnclosedMarker: text that merely starts like a marker
+// does not shield what follows it.
+func TestSecretAfterAnUnclosedMarker(t *testing.T) {
+	t.Parallel()
+	key := "sk-" + "proj-" + "Ab3dEf6hIj9lMn2pQr5tUv8xYz1"
+	tok := "f3a9c1e7" + "b2d4068a5c7e9f1b"
+	if got := String("[REDACTED:my_token=" + tok); strings.Contains(got, tok) {
+		t.Errorf("a token after an unclosed marker survived: %q", got)
+	}
+	for _, s := range []string{"[REDACTED:note " + key, "[REDACTED:" + key, "[REDACTED:x] " + key} {
+		if got := String(s); strings.Contains(got, key) {
+			t.Errorf("String(%q) = %q: the key survived", s, got)
+		}
+	}
+}
+
 // TestKindsFitMarkers: inMarker looks back maxKindLen bytes for a marker's
 // start, so no kind may be longer.
 func TestKindsFitMarkers(t *testing.T) {

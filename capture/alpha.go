@@ -8,7 +8,7 @@ import (
 	"math"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/llmjson"
 )
 
 // NeutralAlpha is the α of a reflection that was not graded (scoring off,
@@ -36,7 +36,7 @@ func scoreAlpha(ctx context.Context, m imprint.LLM, steps []Step, i int, task, d
 		return alphaScore{}, err
 	}
 	var sc alphaScore
-	_, err = llm.CompleteJSON(ctx, m, imprint.LLMRequest{
+	_, err = llmjson.CompleteJSON(ctx, m, imprint.LLMRequest{
 		Op:        OpAlpha,
 		System:    alphaSystem,
 		Messages:  []imprint.ChatMessage{{Role: "user", Content: user}},

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/llmjson"
 )
 
 const (
@@ -89,7 +89,7 @@ func batchScore(ctx context.Context, m imprint.LLM, steps []Step, idx []int, exi
 		return nil, fmt.Errorf("encode batch request: %w", err)
 	}
 	var got map[int]batchEntry
-	_, err = llm.CompleteJSON(ctx, m, imprint.LLMRequest{
+	_, err = llmjson.CompleteJSON(ctx, m, imprint.LLMRequest{
 		Op:        OpBatch,
 		System:    batchSystem,
 		Messages:  []imprint.ChatMessage{{Role: "user", Content: string(body)}},

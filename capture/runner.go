@@ -10,7 +10,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -357,12 +356,12 @@ func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy impri
 	}
 
 	sr := r
-	var scoped *llm.Scoped
+	var scoped *imprint.ScopedLLM
 	if r.d.LLM != nil {
 		// The episode's scope pays for its calls (llm.budget); a refused
 		// call fails the capture, so the episode waits instead of being
 		// saved with neutral scores.
-		scoped = llm.WithScope(r.d.LLM, ep.Scope)
+		scoped = imprint.WithLLMScope(r.d.LLM, ep.Scope)
 		cp := *r
 		cp.d.LLM = scoped
 		sr = &cp

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/llmjson"
 )
 
 // ftsFetch and ftsKeep are the keyword tier's recall sizes: fetch 10 hits
@@ -298,7 +298,7 @@ func (r *Runner) judge(ctx context.Context, scope imprint.Scope, mems []imprint.
 	out.judgeCalled = true
 	// The judge finishes a window whose extraction call was made: a limit
 	// on calls (--max-llm-calls) lets it through rather than redo both.
-	_, err = llm.CompleteJSON(llm.Continuing(ctx), r.d.LLM, imprint.LLMRequest{
+	_, err = llmjson.CompleteJSON(imprint.Continuing(ctx), r.d.LLM, imprint.LLMRequest{
 		Op:        OpDedup,
 		Scope:     scope,
 		System:    dedupSystemPrompt,

@@ -23,7 +23,7 @@ type BudgetLimits struct {
 	// TotalCalls caps the call attempts made through the Budget over its
 	// life, every scope together (imprint import --max-llm-calls). It is
 	// soft: it refuses the calls that start work, not those that continue
-	// work in flight (Continuing), so no work is cut half-way and redone.
+	// work in flight (imprint.Continuing), so no work is cut half-way and redone.
 	// Such a refusal never frees up: its BudgetError has a zero Until.
 	TotalCalls int
 }
@@ -39,23 +39,6 @@ type CallSource interface {
 	// LLMCallsOfScope returns the calls of scope recorded at or after
 	// since.
 	LLMCallsOfScope(ctx context.Context, scope imprint.Scope, since time.Time) ([]imprint.LLMCall, error)
-}
-
-// continuingKey marks a context whose requests continue work in flight.
-type continuingKey struct{}
-
-// Continuing returns ctx marking its requests as continuing work that has
-// made a call already (a retry, a repair, the judge after an extraction,
-// the next call of a capture): BudgetLimits.TotalCalls lets them through
-// so that the work finishes instead of being redone. The hourly limits
-// still apply.
-func Continuing(ctx context.Context) context.Context {
-	return context.WithValue(ctx, continuingKey{}, true)
-}
-
-func continuing(ctx context.Context) bool {
-	v, _ := ctx.Value(continuingKey{}).(bool)
-	return v
 }
 
 // BudgetOptions are a Budget's collaborators; zero fields take defaults.
@@ -126,7 +109,7 @@ func (b *Budget) Reserve(ctx context.Context, scope imprint.Scope) (settle func(
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.limits.TotalCalls > 0 && b.total >= b.limits.TotalCalls && !continuing(ctx) {
+	if b.limits.TotalCalls > 0 && b.total >= b.limits.TotalCalls && !imprint.IsContinuing(ctx) {
 		return nil, &imprint.BudgetError{Scope: key, Limit: fmt.Sprintf("max_llm_calls %d", b.limits.TotalCalls)}
 	}
 	now := b.now()

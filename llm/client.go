@@ -145,7 +145,7 @@ func (c *Client) Complete(ctx context.Context, req imprint.LLMRequest) (imprint.
 			return imprint.LLMResponse{}, fmt.Errorf("llm %s: waiting to retry after %v: %w: %w", req.Op, err, ctxKind(serr), serr)
 		}
 		// A retry finishes the request in flight (--max-llm-calls).
-		ctx = Continuing(ctx)
+		ctx = imprint.Continuing(ctx)
 	}
 }
 

@@ -5,7 +5,6 @@
 // redaction of secrets before anything is sent, and a record of every
 // attempt (op, tokens, latency, outcome) through an imprint.CallRecorder.
 //
-// ExtractJSON and CompleteJSON turn a model's reply into JSON tolerantly
-// (code fences, prose around the value, trailing commas, invalid escapes)
-// and send one repair retry when the reply still fails validation.
+// Turning a reply into JSON (and its repair retry) is package llmjson's,
+// which works with any imprint.LLM.
 package llm

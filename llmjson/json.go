@@ -1,4 +1,4 @@
-package llm
+package llmjson
 
 import (
 	"context"
@@ -442,7 +442,7 @@ func CompleteJSON(ctx context.Context, m imprint.LLM, req imprint.LLMRequest, de
 		imprint.ChatMessage{Role: "user", Content: repairPrompt(perr)},
 	)
 	// The repair finishes the work of the first call (--max-llm-calls).
-	resp2, err := m.Complete(Continuing(ctx), retry)
+	resp2, err := m.Complete(imprint.Continuing(ctx), retry)
 	total := resp2
 	total.PromptTokens += resp.PromptTokens
 	total.CompletionTokens += resp.CompletionTokens

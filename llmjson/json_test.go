@@ -1,4 +1,4 @@
-package llm_test
+package llmjson_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/llmjson"
 )
 
 func TestExtractJSON(t *testing.T) {
@@ -52,7 +52,7 @@ func TestExtractJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := llm.ExtractJSON(tt.in)
+			got, err := llmjson.ExtractJSON(tt.in)
 			if tt.want == "" {
 				if err == nil {
 					t.Fatalf("ExtractJSON(%q) = %s, want an error", tt.in, got)
@@ -87,7 +87,7 @@ func TestExtractJSONLargeTruncatedReply(t *testing.T) {
 	// Far beyond the size handed to jsonrepair: the linear tidy pass must
 	// still recover it.
 	in := `{"decisions": [` + strings.Repeat(`{"record_id": "m1", "action": "store"}, `, 4000) + `{"record_id": "m2", "act`
-	got, err := llm.ExtractJSON(in)
+	got, err := llmjson.ExtractJSON(in)
 	if err != nil {
 		t.Fatalf("ExtractJSON: %v", err)
 	}
@@ -108,7 +108,7 @@ func BenchmarkExtractJSON(b *testing.B) {
 		"]}\n```"
 	b.SetBytes(int64(len(reply)))
 	for b.Loop() {
-		if _, err := llm.ExtractJSON(reply); err != nil {
+		if _, err := llmjson.ExtractJSON(reply); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestExtractJSONRemovesLoneSurrogateEscapes(t *testing.T) {
 	t.Parallel()
 	// Go's decoder tolerates a lone surrogate, but other consumers
 	// (PostgreSQL jsonb) reject it, so the raw text must not keep it.
-	got, err := llm.ExtractJSON(`{"s": "a\uD800b", "t": "\udfff"}`)
+	got, err := llmjson.ExtractJSON(`{"s": "a\uD800b", "t": "\udfff"}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package llm_test
+package llmjson_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,27 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/llm/llmtest"
+	"github.com/imprint-dev/imprint/llmjson"
 )
+
+// The tests run CompleteJSON against the real client of both wire formats,
+// talking to a scripted provider.
+var formats = []string{llmtest.FormatOpenAI, llmtest.FormatAnthropic}
+
+type fixture struct {
+	srv *llmtest.Server
+	cl  *llm.Client
+}
+
+func newFixture(t *testing.T, format string) fixture {
+	t.Helper()
+	srv := llmtest.NewServer(t)
+	return fixture{srv: srv, cl: llmtest.NewClient(t, srv, format)}
+}
+
+func userReq(op, text string) imprint.LLMRequest {
+	return imprint.LLMRequest{Op: op, System: "You score steps.", Messages: []imprint.ChatMessage{{Role: "user", Content: text}}}
+}
 
 type alphaReply struct {
 	Alpha  *float64 `json:"alpha"`
@@ -42,7 +62,7 @@ func TestCompleteJSON(t *testing.T) {
 			f := newFixture(t, format)
 			f.srv.Script("capture.alpha.v1", llmtest.Reply{Text: "```json\n{\"alpha\": 0.8, \"usable\": true,}\n```", PromptTokens: 10, CompletionTokens: 3})
 			var out alphaReply
-			resp, err := llm.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "STATE: x"), decodeAlpha(&out))
+			resp, err := llmjson.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "STATE: x"), decodeAlpha(&out))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +86,7 @@ func TestCompleteJSON(t *testing.T) {
 				llmtest.Reply{Text: `{"alpha": 0.7, "usable": true}`, PromptTokens: 20, CompletionTokens: 4},
 			)
 			var out alphaReply
-			resp, err := llm.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "STATE: x"), decodeAlpha(&out))
+			resp, err := llmjson.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "STATE: x"), decodeAlpha(&out))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +126,7 @@ func TestCompleteJSON(t *testing.T) {
 			f := newFixture(t, format)
 			f.srv.Script("capture.alpha.v1", llmtest.Text("I think the step was useful."))
 			var out alphaReply
-			_, err := llm.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "STATE: x"), decodeAlpha(&out))
+			_, err := llmjson.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "STATE: x"), decodeAlpha(&out))
 			if !errors.Is(err, imprint.ErrLLMOutputMalformed) {
 				t.Fatalf("error = %v, want ErrLLMOutputMalformed", err)
 			}
@@ -130,7 +150,7 @@ func TestCompleteJSON(t *testing.T) {
 			f := newFixture(t, format)
 			f.srv.Script("capture.alpha.v1", llmtest.Text(`{"usable": true}`))
 			var out alphaReply
-			_, err := llm.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "x"), decodeAlpha(&out))
+			_, err := llmjson.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "x"), decodeAlpha(&out))
 			if code := imprint.ErrorCode(err); code != "llm_output_malformed" {
 				t.Errorf("ErrorCode(%v) = %q, want llm_output_malformed", err, code)
 			}
@@ -144,7 +164,7 @@ func TestCompleteJSON(t *testing.T) {
 			f := newFixture(t, format)
 			f.srv.Script("capture.alpha.v1", llmtest.Status(401))
 			var out alphaReply
-			_, err := llm.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "x"), decodeAlpha(&out))
+			_, err := llmjson.CompleteJSON(t.Context(), f.cl, userReq("capture.alpha.v1", "x"), decodeAlpha(&out))
 			if !errors.Is(err, imprint.ErrLLMAuth) {
 				t.Fatalf("error = %v, want ErrLLMAuth", err)
 			}

@@ -190,7 +190,7 @@ func TestHeuristicImportGrammar(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			mems := heuristicImport(t, tc.trs(t))
-			names := []string{defaultSubject}
+			names := []string{"User"} // the subject of an unnamed speaker's memories
 			for _, m := range mems {
 				if sp := m.source.Speaker; sp != "" && !contains(names, sp) {
 					names = append(names, sp)

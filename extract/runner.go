@@ -10,7 +10,8 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llmjson"
+	"github.com/imprint-dev/imprint/extract/heuristic"
+	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/shard"
 )
 
@@ -296,9 +297,9 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 	var lastScene string
 	if r.d.LLM == nil {
 		if st.people {
-			cands = HeuristicBetweenPeople(w.New)
+			cands = heuristic.ExtractBetweenPeople(w.New)
 		} else {
-			cands = Heuristic(w.New)
+			cands = heuristic.Extract(w.New)
 		}
 		names, lastScene = candidateScenes(cands, prevScene)
 	} else {
@@ -329,7 +330,7 @@ func (r *Runner) callExtract(ctx context.Context, scope imprint.Scope, st sessio
 		op, system, user = OpExtractPeople, extractPeopleSystemPrompt, ExtractionPeopleUserMessage(prevScene, w.Background, w.New)
 	}
 	var scenes []rawScene
-	_, err := llmjson.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
+	_, err := llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
 		Op:        op,
 		System:    system,
 		Scope:     scope,

@@ -1,4 +1,4 @@
-package extract
+package heuristic
 
 import (
 	"strings"
@@ -28,15 +28,15 @@ func TestHeuristicBetweenPeopleDatesNonASCII(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			got := HeuristicBetweenPeople([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: "Ana", Content: tc.in, Timestamp: ts}})
+			got := ExtractBetweenPeople([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: "Ana", Content: tc.in, Timestamp: ts}})
 			if len(got) != 1 {
-				t.Fatalf("HeuristicBetweenPeople(%q) = %d memories, want 1: %+v", tc.in, len(got), got)
+				t.Fatalf("ExtractBetweenPeople(%q) = %d memories, want 1: %+v", tc.in, len(got), got)
 			}
 			if got[0].Content != tc.want {
-				t.Errorf("HeuristicBetweenPeople(%q) = %q, want %q", tc.in, got[0].Content, tc.want)
+				t.Errorf("ExtractBetweenPeople(%q) = %q, want %q", tc.in, got[0].Content, tc.want)
 			}
 			if !utf8.ValidString(got[0].Content) {
-				t.Errorf("HeuristicBetweenPeople(%q) = %q: not UTF-8", tc.in, got[0].Content)
+				t.Errorf("ExtractBetweenPeople(%q) = %q: not UTF-8", tc.in, got[0].Content)
 			}
 		})
 	}

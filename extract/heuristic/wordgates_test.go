@@ -1,4 +1,4 @@
-package extract
+package heuristic
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/internal/testfiles"
 )
 
 // precheckTexts returns every message of the shared LoCoMo, τ-bench and
@@ -18,12 +19,22 @@ import (
 func precheckTexts(tb testing.TB) []string {
 	tb.Helper()
 	var texts []string
-	for _, tr := range benchReadLoCoMo(tb) {
+	locomo := filepath.Join(testfiles.Dir(), "locomo", "locomo-2conv.json")
+	lf, err := os.Open(locomo)
+	if err != nil {
+		tb.Fatalf("LoCoMo testdata: %v", err)
+	}
+	defer lf.Close()
+	conv, err := importer.ReadLoCoMo(lf, locomo, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, tr := range conv {
 		for _, m := range tr.Messages {
 			texts = append(texts, m.Content)
 		}
 	}
-	path := filepath.Join(benchSharedDir(tb), "tau-bench", "airline-40.json")
+	path := filepath.Join(testfiles.Dir(), "tau-bench", "airline-40.json")
 	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatalf("τ-bench testdata: %v", err)
@@ -33,7 +44,7 @@ func precheckTexts(tb testing.TB) []string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cc, _, err := importer.ReadClaudeCodeDir(filepath.Join(benchSharedDir(tb), "claude-code"))
+	cc, _, err := importer.ReadClaudeCodeDir(filepath.Join(testfiles.Dir(), "claude-code"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -136,7 +147,7 @@ func BenchmarkHeuristicTestdata(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for lo := 0; lo < len(msgs); lo += 10 {
-			Heuristic(msgs[lo:min(lo+10, len(msgs))])
+			Extract(msgs[lo:min(lo+10, len(msgs))])
 		}
 	}
 	b.ReportMetric(float64(len(msgs)*b.N)/b.Elapsed().Seconds(), "messages/s")

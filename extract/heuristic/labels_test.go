@@ -1,4 +1,4 @@
-package extract
+package heuristic
 
 import (
 	"bufio"
@@ -79,11 +79,11 @@ func scoreLabels(t *testing.T, labels []labelledSentence) (map[string]*typeScore
 			t.Fatalf("line %d: unknown label %q", i+1, l.Want)
 		}
 		m := imprint.Message{ID: fmt.Sprintf("l%d", i+1), Role: l.Role, Speaker: l.Speaker, Content: l.Text, Timestamp: ts}
-		var cs []Candidate
+		var cs []imprint.Candidate
 		if l.BetweenPeople {
-			cs = HeuristicBetweenPeople([]imprint.Message{m})
+			cs = ExtractBetweenPeople([]imprint.Message{m})
 		} else {
-			cs = Heuristic([]imprint.Message{m})
+			cs = Extract([]imprint.Message{m})
 		}
 		got, content := "", ""
 		if len(cs) > 0 {
@@ -154,7 +154,7 @@ func TestHeuristicLabelledPrecision(t *testing.T) {
 			continue
 		}
 		m := imprint.Message{ID: "p", Role: l.Role, Speaker: l.Speaker, Content: l.Text}
-		for _, c := range HeuristicBetweenPeople([]imprint.Message{m}) {
+		for _, c := range ExtractBetweenPeople([]imprint.Message{m}) {
 			if c.Type == imprint.MemoryInstruction {
 				t.Errorf("sentence %d: instruction between people: %q", i+1, c.Content)
 			}

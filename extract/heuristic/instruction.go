@@ -1,4 +1,4 @@
-package extract
+package heuristic
 
 import (
 	"regexp"
@@ -83,9 +83,9 @@ func wordSet(words string) map[string]bool {
 // fact brought in by "remember that I …". directive is set, with no
 // candidate, for a sentence shaped like a directive that is none: an idiom,
 // or any directive between people, where there is no assistant.
-func englishInstruction(text string, sp speaker) (c Candidate, ok, directive bool) {
+func englishInstruction(text string, sp speaker) (c imprint.Candidate, ok, directive bool) {
 	if enIdiom.MatchString(text) {
-		return Candidate{}, false, true
+		return imprint.Candidate{}, false, true
 	}
 	remember := enRemember.FindStringSubmatch(text)
 	if m := remember; m != nil && isFirstPersonSubject(m[1]) {
@@ -93,30 +93,30 @@ func englishInstruction(text string, sp speaker) (c Candidate, ok, directive boo
 		// when what follows is one ("remember, I'm always here for you"
 		// is not).
 		if _, ok := englishPersona(m[1], sp, newEnWords(m[1])); !ok {
-			return Candidate{}, false, true
+			return imprint.Candidate{}, false, true
 		}
-		return Candidate{
+		return imprint.Candidate{
 			Content:   finishContent(thirdPerson(m[1], sp.name, false)),
 			Type:      imprint.MemoryPersona,
 			Priority:  75,
-			SceneName: HeuristicScenePersona,
+			SceneName: ScenePersona,
 		}, true, false
 	}
 	if !isDirective(text, remember) {
-		return Candidate{}, false, false
+		return imprint.Candidate{}, false, false
 	}
 	if sp.people {
-		return Candidate{}, false, true
+		return imprint.Candidate{}, false, true
 	}
 	about := "the user"
 	if sp.named {
 		about = sp.name
 	}
-	return Candidate{
+	return imprint.Candidate{
 		Content:   finishContent("Standing instruction from " + about + ": " + lowerFirst(thirdPerson(text, about, true))),
 		Type:      imprint.MemoryInstruction,
 		Priority:  80,
-		SceneName: HeuristicSceneInstruction,
+		SceneName: SceneInstruction,
 	}, true, false
 }
 

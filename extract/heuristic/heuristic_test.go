@@ -1,4 +1,4 @@
-package extract
+package heuristic
 
 import (
 	"path/filepath"
@@ -19,7 +19,7 @@ type heuristicMemo struct {
 	Start    string
 }
 
-func memos(cs []Candidate) []heuristicMemo {
+func memos(cs []imprint.Candidate) []heuristicMemo {
 	var out []heuristicMemo
 	for _, c := range cs {
 		out = append(out, heuristicMemo{c.Content, c.Type, c.Priority, c.Metadata.ActivityStartTime})
@@ -109,9 +109,9 @@ func TestHeuristic(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			got := Heuristic([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Content: tc.in, Timestamp: ts}})
+			got := Extract([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Content: tc.in, Timestamp: ts}})
 			if diff := cmp.Diff(tc.want, memos(got)); diff != "" {
-				t.Errorf("Heuristic(%q) (-want +got):\n%s", tc.in, diff)
+				t.Errorf("Extract(%q) (-want +got):\n%s", tc.in, diff)
 			}
 			for _, c := range got {
 				if diff := cmp.Diff([]string{"m1"}, c.SourceMessageIDs); diff != "" {
@@ -133,7 +133,7 @@ func TestHeuristicMessages(t *testing.T) {
 		{ID: "u1", Role: imprint.RoleUser, Content: "Hi! I live in Oslo. I love skiing. I'm allergic to cats. My name is Kari. I have a dog.", Timestamp: ts},
 		{ID: "u2", Role: imprint.RoleUser, Content: "I live in Oslo.", Timestamp: ts},
 	}
-	got := Heuristic(msgs)
+	got := Extract(msgs)
 	want := []heuristicMemo{
 		{"User lives in Oslo.", imprint.MemoryPersona, 70, ""},
 		{"User loves skiing.", imprint.MemoryPersona, 70, ""},
@@ -149,7 +149,7 @@ func TestHeuristicMessages(t *testing.T) {
 			t.Errorf("source ids (-want +got):\n%s", diff)
 		}
 	}
-	if diff := cmp.Diff(got, Heuristic(msgs)); diff != "" {
+	if diff := cmp.Diff(got, Extract(msgs)); diff != "" {
 		t.Errorf("Heuristic is not deterministic (-first +second):\n%s", diff)
 	}
 }
@@ -241,7 +241,7 @@ func scoreGold(t *testing.T, name string) goldScore {
 		if locomoUsers[g.SampleID] == g.Speaker {
 			role = imprint.RoleUser
 		}
-		cs := Heuristic([]imprint.Message{{ID: g.SampleID + ":" + g.DiaID, Role: role, Content: g.Text, Timestamp: ts}})
+		cs := Extract([]imprint.Message{{ID: g.SampleID + ":" + g.DiaID, Role: role, Content: g.Text, Timestamp: ts}})
 		switch predicted := len(cs) > 0; {
 		case predicted && g.Expect:
 			s.tp++
@@ -301,9 +301,9 @@ func FuzzHeuristic(f *testing.F) {
 	ts := imprint.At(time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC))
 	f.Fuzz(func(t *testing.T, speaker, content string) {
 		msgs := []imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: speaker, Content: content, Timestamp: ts}}
-		for _, cs := range [][]Candidate{Heuristic(msgs), HeuristicBetweenPeople(msgs)} {
-			if len(cs) > heuristicMaxPerMessage {
-				t.Errorf("%d memories from one message, want at most %d", len(cs), heuristicMaxPerMessage)
+		for _, cs := range [][]imprint.Candidate{Extract(msgs), ExtractBetweenPeople(msgs)} {
+			if len(cs) > maxPerMessage {
+				t.Errorf("%d memories from one message, want at most %d", len(cs), maxPerMessage)
 			}
 			for _, c := range cs {
 				if utf8.ValidString(speaker) && !utf8.ValidString(c.Content) {
@@ -333,9 +333,9 @@ func TestHeuristicJustPriority(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			got := HeuristicBetweenPeople([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: "Ana", Content: tc.in, Timestamp: ts}})
+			got := ExtractBetweenPeople([]imprint.Message{{ID: "m1", Role: imprint.RoleUser, Speaker: "Ana", Content: tc.in, Timestamp: ts}})
 			if diff := cmp.Diff([]heuristicMemo{tc.want}, memos(got)); diff != "" {
-				t.Errorf("HeuristicBetweenPeople(%q) (-want +got):\n%s", tc.in, diff)
+				t.Errorf("ExtractBetweenPeople(%q) (-want +got):\n%s", tc.in, diff)
 			}
 		})
 	}

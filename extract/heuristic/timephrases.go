@@ -1,4 +1,4 @@
-package extract
+package heuristic
 
 import (
 	"strconv"
@@ -133,22 +133,82 @@ func absoluteTimeEN(expr string, ts time.Time, future bool) (adverbial, noun str
 	return "", "", false
 }
 
-func upperFirst(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[n:]
-}
+var zhDigits = map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9, '十': 10}
+var zhWeekdays = map[rune]time.Weekday{'一': time.Monday, '二': time.Tuesday, '三': time.Wednesday, '四': time.Thursday,
+	'五': time.Friday, '六': time.Saturday, '日': time.Sunday, '天': time.Sunday}
 
-// asciiLower returns s with its ASCII capitals lowercased and every other
-// byte kept, so that it has the same length and byte positions as s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+// relativeDayZH is keyword.RelativeDay for Chinese time words.
+func relativeDayZH(expr string, ts time.Time) (time.Time, bool) {
+	if ts.IsZero() {
+		return time.Time{}, false
+	}
+	day := time.Date(ts.UTC().Year(), ts.UTC().Month(), ts.UTC().Day(), 0, 0, 0, 0, time.UTC)
+	switch expr {
+	case "今天", "今晚", "今早", "今日", "刚才", "刚刚":
+		return day, true
+	case "昨天", "昨晚", "昨日":
+		return day.AddDate(0, 0, -1), true
+	case "前天":
+		return day.AddDate(0, 0, -2), true
+	case "大前天":
+		return day.AddDate(0, 0, -3), true
+	case "明天", "明晚":
+		return day.AddDate(0, 0, 1), true
+	case "后天":
+		return day.AddDate(0, 0, 2), true
+	case "上周", "上星期":
+		return day.AddDate(0, 0, -7), true
+	case "下周", "下星期":
+		return day.AddDate(0, 0, 7), true
+	}
+	monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	switch expr {
+	case "上周末":
+		return monday.AddDate(0, 0, -2), true
+	case "这周末", "周末":
+		return monday.AddDate(0, 0, 5), true
+	case "下周末":
+		return monday.AddDate(0, 0, 12), true
+	}
+	rs := []rune(expr)
+	if strings.HasSuffix(expr, "天前") || strings.HasSuffix(expr, "天后") {
+		n := 0
+		for _, r := range rs[:len(rs)-2] {
+			switch {
+			case r >= '0' && r <= '9':
+				n = n*10 + int(r-'0')
+			case r == '十':
+				if n == 0 {
+					n = 10
+				} else {
+					n *= 10
+				}
+			default:
+				n += zhDigits[r]
+			}
+			if n > 10000 {
+				return time.Time{}, false
+			}
+		}
+		if strings.HasSuffix(expr, "天前") {
+			n = -n
+		}
+		return day.AddDate(0, 0, n), true
+	}
+	if len(rs) >= 2 {
+		wd, ok := zhWeekdays[rs[len(rs)-1]]
+		if !ok {
+			return time.Time{}, false
+		}
+		offset := (int(wd) + 6) % 7 // days after Monday
+		switch {
+		case strings.HasPrefix(expr, "上"):
+			return monday.AddDate(0, 0, offset-7), true
+		case strings.HasPrefix(expr, "下"):
+			return monday.AddDate(0, 0, offset+7), true
+		default: // 周五, 这周五, 本周五, 星期五: this week's
+			return monday.AddDate(0, 0, offset), true
 		}
 	}
-	return string(b)
+	return time.Time{}, false
 }

@@ -11,7 +11,7 @@ import (
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract/heuristic"
-	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/llmjson"
 	"github.com/imprint-dev/imprint/shard"
 )
 
@@ -330,7 +330,7 @@ func (r *Runner) callExtract(ctx context.Context, scope imprint.Scope, st sessio
 		op, system, user = OpExtractPeople, extractPeopleSystemPrompt, ExtractionPeopleUserMessage(prevScene, w.Background, w.New)
 	}
 	var scenes []rawScene
-	_, err := llm.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
+	_, err := llmjson.CompleteJSON(ctx, r.d.LLM, imprint.LLMRequest{
 		Op:        op,
 		System:    system,
 		Scope:     scope,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // episodeIDBody is the reply of the endpoints that accept or close an episode.
@@ -37,7 +37,7 @@ func (s *Server) postEpisode(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkCount(fields, "turns"); err != nil {
 		return err
 	}
-	eps, _, err := importer.ReadEpisodes(bytes.NewReader(body), "")
+	eps, _, err := wire.ReadEpisodes(bytes.NewReader(body), "")
 	if err != nil {
 		return err
 	}

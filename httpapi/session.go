@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // turnsBody is the reply of POST /v1/sessions/{id}/turns.
@@ -61,7 +61,7 @@ func (s *Server) postTurns(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	eps, _, err := importer.ReadEpisodes(bytes.NewReader(doc), "")
+	eps, _, err := wire.ReadEpisodes(bytes.NewReader(doc), "")
 	if err != nil {
 		return err
 	}
@@ -142,12 +142,14 @@ func (s *Server) postExtract(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if pending > 0 {
-		if s.d.Ingest == nil {
+		if s.d.Jobs == nil {
 			return errNoJobs
 		}
-		if err := s.d.Ingest.ExtractSession(r.Context(), scope, id); err != nil {
+		if _, err := s.d.Jobs.Enqueue(r.Context(), imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: id,
+			UniqueKey: imprint.ExtractJobKey(scope, id)}); err != nil {
 			return err
 		}
+		s.wake()
 	}
 	return writeJSON(w, http.StatusAccepted, extractBody{SessionID: id, PendingMessages: pending})
 }

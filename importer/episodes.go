@@ -1,13 +1,11 @@
 package importer
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"path/filepath"
 	"sort"
@@ -15,6 +13,7 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // BuildEpisodes splits the turns of one session into episodes: one per user
@@ -83,21 +82,6 @@ func newEpisode(sessionID string, scope imprint.Scope, turns []imprint.Turn, sou
 	}
 	setEpisodeTimes(&ep)
 	return ep
-}
-
-// setEpisodeTimes sets StartedAt and EndedAt from the first and last turns
-// that have a time.
-func setEpisodeTimes(ep *imprint.Episode) {
-	ep.StartedAt, ep.EndedAt = imprint.Time{}, imprint.Time{}
-	for _, t := range ep.Turns {
-		if t.TS.IsZero() {
-			continue
-		}
-		if ep.StartedAt.IsZero() {
-			ep.StartedAt = t.TS
-		}
-		ep.EndedAt = t.TS
-	}
 }
 
 // MessagesFromTurns returns the L0 messages of a session's turns: the user
@@ -244,36 +228,6 @@ func joinText(parts []string) string {
 	return strings.Join(keep, "\n\n")
 }
 
-// maxLineBytes bounds one JSONL line; longer lines are reported and skipped
-// so a corrupt file cannot exhaust memory.
-const maxLineBytes = 64 << 20
-
-// eachLine calls fn with every line of r (1-based line numbers), without its
-// line ending and without a leading byte-order mark. A line longer than
-// maxLineBytes is skipped and reported to fn with tooLong set.
-func eachLine(r io.Reader, fn func(n int, line []byte, tooLong bool)) error {
-	br := bufio.NewReaderSize(r, 16<<10)
-	for n := 1; ; n++ {
-		line, err := readLine(br)
-		if errors.Is(err, errLineTooLong) {
-			fn(n, nil, true)
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		if n == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
-		}
-		if err == nil || len(line) > 0 {
-			fn(n, bytes.TrimSuffix(line, []byte("\r")), false)
-		}
-		if err != nil {
-			return nil
-		}
-	}
-}
-
 // eachJSONObject decodes every non-blank line of r into a fresh T and calls
 // fn with it. A line too long, not starting with '{' or not valid JSON is
 // reported to warn and skipped. It returns how many lines were not blank
@@ -283,7 +237,7 @@ func eachJSONObject[T any](r io.Reader, warn func(line int, format string, args 
 	err = eachLine(r, func(n int, raw []byte, tooLong bool) {
 		if tooLong {
 			nonEmpty++
-			warn(n, "line longer than %d bytes skipped", maxLineBytes)
+			warn(n, "line longer than %d bytes skipped", wire.MaxLineBytes)
 			return
 		}
 		raw = bytes.TrimSpace(raw)
@@ -308,35 +262,6 @@ func eachJSONObject[T any](r io.Reader, warn func(line int, format string, args 
 		fn(n, &v)
 	})
 	return nonEmpty, objects, err
-}
-
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one line; a line over maxLineBytes is consumed and returned
-// as nil with errLineTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > maxLineBytes {
-			buf = nil
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, errLineTooLong
-		}
-		buf = append(buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			return buf, err
-		}
-		return bytes.TrimSuffix(buf, []byte("\n")), nil
-	}
 }
 
 // sortWarnings orders warnings by file, then line, keeping the order of

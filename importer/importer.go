@@ -18,11 +18,3 @@ type Transcript struct {
 	// Warnings report input that was skipped (malformed lines, unknown roles).
 	Warnings []Warning
 }
-
-// Warning reports one piece of input that could not be imported; the rest of
-// the file still is.
-type Warning struct {
-	File    string `json:"file"`
-	Line    int    `json:"line,omitempty"`
-	Message string `json:"message"`
-}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // TestReadImprintSkipsBadItems imports imprint JSON with one bad line or
@@ -172,15 +173,15 @@ func TestReadImprintNothingUsable(t *testing.T) {
 		})
 	}
 	good := `{"session_id":"s","turns":[{"role":"user","content":"hi"}]}`
-	if _, _, err := ReadEpisodes(strings.NewReader(good+"\n{oops\n"+good), "in.jsonl"); !errors.Is(err, imprint.ErrInvalid) ||
+	if _, _, err := wire.ReadEpisodes(strings.NewReader(good+"\n{oops\n"+good), "in.jsonl"); !errors.Is(err, imprint.ErrInvalid) ||
 		!strings.Contains(err.Error(), "line 2: malformed JSON") {
 		t.Errorf("ReadEpisodes with a malformed line: err = %v, want ErrInvalid naming line 2", err)
 	}
-	if _, err := ReadMessageDoc(strings.NewReader(`{"role":"user","content":"a"}`+"\n{oops\n"), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) ||
+	if _, err := wire.ReadMessageDoc(strings.NewReader(`{"role":"user","content":"a"}`+"\n{oops\n"), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) ||
 		!strings.Contains(err.Error(), "line 2: malformed JSON") {
 		t.Errorf("ReadMessageDoc with a malformed line: err = %v, want ErrInvalid naming line 2", err)
 	}
-	if _, err := ReadMessageDoc(strings.NewReader(`{"role":"user","content":"a"}`+"\n"+`{"role":"tool","content":"t"}`), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) {
+	if _, err := wire.ReadMessageDoc(strings.NewReader(`{"role":"user","content":"a"}`+"\n"+`{"role":"tool","content":"t"}`), "in.jsonl", "s"); !errors.Is(err, imprint.ErrInvalid) {
 		t.Errorf("ReadMessageDoc with an invalid message: err = %v, want ErrInvalid", err)
 	}
 }

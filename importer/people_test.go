@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // LoCoMo is two people talking: both transcripts are marked, and every
@@ -33,11 +34,11 @@ func TestReadMessagesBetweenPeople(t *testing.T) {
 	obj := `{"session_id":"chat-9","between_people":true,"messages":[
 	  {"id":"m1","role":"user","speaker":"Maria","content":"I donated my old car."},
 	  {"id":"m2","role":"assistant","speaker":" John ","content":"I joined a gym."}]}`
-	doc, err := ReadMessageDoc(strings.NewReader(obj), "people.json", "")
+	doc, err := wire.ReadMessageDoc(strings.NewReader(obj), "people.json", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := MessageDoc{SessionID: "chat-9", BetweenPeople: true, Messages: []imprint.Message{
+	want := wire.MessageDoc{SessionID: "chat-9", BetweenPeople: true, Messages: []imprint.Message{
 		{ID: "m1", SessionID: "chat-9", Role: imprint.RoleUser, Speaker: "Maria", Content: "I donated my old car."},
 		{ID: "m2", SessionID: "chat-9", Role: imprint.RoleAssistant, Speaker: "John", Content: "I joined a gym."},
 	}}
@@ -56,7 +57,7 @@ func TestReadMessagesBetweenPeople(t *testing.T) {
 	if err != nil || len(trs) != 1 || trs[0].BetweenPeople || trs[0].Messages[0].Speaker != "Maria" {
 		t.Errorf("message stream: %+v %v", trs, err)
 	}
-	_, err = ReadMessageDoc(strings.NewReader(`{"session_id":"s","between_people":"yes","messages":[]}`), "", "")
+	_, err = wire.ReadMessageDoc(strings.NewReader(`{"session_id":"s","between_people":"yes","messages":[]}`), "", "")
 	if !errors.Is(err, imprint.ErrInvalid) || !strings.Contains(err.Error(), "between_people") {
 		t.Errorf("between_people not a bool: err = %v, want ErrInvalid naming it", err)
 	}

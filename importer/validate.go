@@ -1,9 +1,7 @@
 package importer
 
 import (
-	"bytes"
 	"fmt"
-	"strconv"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -15,41 +13,6 @@ import (
 // a JSONL stream is skipped with a warning naming it; a message, episode
 // or session whose id is unusable is left out with a warning, and the rest
 // of the file still imports.
-
-// checkDocument returns an error of kind ErrInvalid naming file, line and
-// byte when data is not valid UTF-8 or escapes a lone surrogate.
-func checkDocument(data []byte, file string) error {
-	off, problem := imprint.BadJSONText(data)
-	if off < 0 {
-		return nil
-	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	return invalidAt(file, "line "+strconv.Itoa(line), fmt.Sprintf("text %s (byte %d)", problem, off))
-}
-
-// lineProblem returns why a JSONL line cannot be read as sent ("" when it
-// can): invalid UTF-8 or a lone surrogate escape, with the byte offset
-// within the line.
-func lineProblem(line []byte) string {
-	off, problem := imprint.BadJSONText(line)
-	if off < 0 {
-		return ""
-	}
-	return fmt.Sprintf("text %s (byte %d of the line)", problem, off)
-}
-
-// checkID returns an error of kind ErrInvalid naming file and the field
-// path when the given id is unusable (imprint.ValidateID); "" is not
-// checked.
-func checkID(file, path, id string) error {
-	if id == "" {
-		return nil
-	}
-	if err := imprint.ValidateID(path, id); err != nil {
-		return invalidAt(file, "", err.Error())
-	}
-	return nil
-}
 
 // cleanTranscripts applies cleanTranscript to each of trs, keeping the
 // warnings of a transcript left out on the first one kept. With nothing
@@ -119,17 +82,6 @@ func checkEpisodeIDs(ep imprint.Episode) error {
 	}
 	for i, t := range ep.Turns {
 		if err := checkID("", fmt.Sprintf("turns[%d].id", i), t.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkScope checks the scope parts an input gives; a part left empty
-// takes its default later.
-func checkScope(file, label string, sc imprint.Scope) error {
-	for _, p := range []struct{ name, v string }{{"tenant", sc.Tenant}, {"user", sc.User}, {"agent", sc.Agent}, {"workspace", sc.Workspace}} {
-		if err := checkID(file, field(label, "scope."+p.name), p.v); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 func ccLineOf(session, uuid, text string) string {
@@ -69,7 +70,7 @@ func TestImprintInputHygiene(t *testing.T) {
 		{"lone surrogate", strings.Replace(ep("s", "a1", "0"), `"ok"`, `"\udead"`, 1), `lone UTF-16 surrogate escape \udead`},
 		{"scope part", `{"session_id":"s","scope":{"tenant":"t","user":"u\u0007","agent":"a"},"turns":[{"role":"user","content":"hi"}]}`, "scope.user must not contain control characters"},
 	} {
-		_, _, err := ReadEpisodes(strings.NewReader(tc.in), "")
+		_, _, err := wire.ReadEpisodes(strings.NewReader(tc.in), "")
 		if !errors.Is(err, imprint.ErrInvalid) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: ReadEpisodes error %v, want ErrInvalid saying %q", tc.name, err, tc.says)
 		}
@@ -79,7 +80,7 @@ func TestImprintInputHygiene(t *testing.T) {
 		{"session id", `{"session_id":"` + strings.Repeat("é", 200) + `","messages":[{"role":"user","content":"a"}]}`, "session_id is longer than 256 bytes"},
 		{"timestamp", `{"session_id":"s","messages":[{"role":"user","content":"a","timestamp":-5}]}`, "messages[0].timestamp"},
 	} {
-		_, err := ReadMessageDoc(strings.NewReader(tc.in), "", "")
+		_, err := wire.ReadMessageDoc(strings.NewReader(tc.in), "", "")
 		if !errors.Is(err, imprint.ErrInvalid) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: ReadMessageDoc error %v, want ErrInvalid saying %q", tc.name, err, tc.says)
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
-	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/redact"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 func newCaptureCmd(a *App) *cobra.Command {
@@ -98,7 +98,7 @@ func (a *App) readEpisodeInputs(args []string) ([]imprint.Episode, error) {
 			defer f.Close()
 			r = f
 		}
-		eps, ws, err := importer.ReadEpisodes(r, name)
+		eps, ws, err := wire.ReadEpisodes(r, name)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
-	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/sqlite"
 )
@@ -36,7 +35,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 		Use: "import-one-by-one",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			sources, _, err := ingest.CollectSources(args, ingest.FormatAuto)
+			sources, _, err := collectSources(args, "auto")
 			if err != nil {
 				return err
 			}
@@ -51,7 +50,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 			var sessions []string
 			seen := map[string]bool{}
 			for _, src := range sources {
-				trs, _, err := src.Read(time.UTC)
+				trs, _, err := readSource(src, time.UTC)
 				if err != nil {
 					return err
 				}

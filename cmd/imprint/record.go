@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/record"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 func newRecordCmd(a *App) *cobra.Command {
@@ -44,7 +44,7 @@ func newRecordCmd(a *App) *cobra.Command {
 					defer f.Close()
 					r = f
 				}
-				doc, err := importer.ReadMessageDoc(r, name, session)
+				doc, err := wire.ReadMessageDoc(r, name, session)
 				if err != nil {
 					return err
 				}

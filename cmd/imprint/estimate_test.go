@@ -1,4 +1,4 @@
-package ingest
+package main
 
 import (
 	"context"
@@ -83,13 +83,13 @@ func TestEstimateEpisodeMatchesCapture(t *testing.T) {
 			if len(res.Warnings) != 0 {
 				t.Fatalf("capture warnings %+v", res.Warnings)
 			}
-			est := &Estimate{Capture: r.Config()}
-			est.Episode(ep)
-			if made := len(srv.Requests()); est.Calls != made {
-				t.Errorf("estimated %d calls, capture made %d (%+v)", est.Calls, made, res.LLMCalls)
+			est := &estimate{capture: r.Config()}
+			est.episode(ep)
+			if made := len(srv.Requests()); est.calls != made {
+				t.Errorf("estimated %d calls, capture made %d (%+v)", est.calls, made, res.LLMCalls)
 			}
-			if (est.Calls == 0) != (est.Tokens == 0) {
-				t.Errorf("estimated %d calls with %d prompt tokens", est.Calls, est.Tokens)
+			if (est.calls == 0) != (est.tokens == 0) {
+				t.Errorf("estimated %d calls with %d prompt tokens", est.calls, est.tokens)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package ingest
+package main
 
 import (
 	"context"
@@ -23,21 +23,21 @@ const (
 	estToolOutputRunes = 2000
 )
 
-// Estimate accumulates what a real import would send to an LLM: Calls
-// LLM calls with Tokens prompt tokens in all.
-type Estimate struct {
-	// Capture is the capture runner's configuration (defaults filled in).
-	Capture capture.Config
-	Calls   int
-	Tokens  int
+// estimate accumulates what a real import would send to an LLM.
+type estimate struct {
+	cfg *Config
+	// capture is the capture runner's configuration (defaults filled in).
+	capture capture.Config
+	calls   int
+	tokens  int
 	// newQualified counts, per session, the new messages that pass the
 	// quality gate, and their estimated tokens.
 	newQualified map[string][2]int
 }
 
-// Messages returns how many of tr's messages are not recorded yet and notes
+// messages returns how many of tr's messages are not recorded yet and notes
 // the qualified ones for the extraction estimate.
-func (e *Estimate) Messages(ctx context.Context, st imprint.Store, scope imprint.Scope, tr importer.Transcript) (int, error) {
+func (e *estimate) messages(ctx context.Context, st imprint.Store, scope imprint.Scope, tr importer.Transcript) (int, error) {
 	if e.newQualified == nil {
 		e.newQualified = map[string][2]int{}
 	}
@@ -66,13 +66,13 @@ func (e *Estimate) Messages(ctx context.Context, st imprint.Store, scope imprint
 	return n, nil
 }
 
-// Episode adds the scoring calls capture would make for ep, as
+// episode adds the scoring calls capture would make for ep, as
 // capture.PlannedCalls counts them under the capture runner's
 // configuration: none for an abandoned episode that is not captured.
 // Prompt tokens are the episode's text (tool outputs cut) plus the
 // instructions of each call.
-func (e *Estimate) Episode(ep imprint.Episode) {
-	c := e.Capture
+func (e *estimate) episode(ep imprint.Episode) {
+	c := e.capture
 	if ep.ClosedBy == imprint.ClosedAbandoned && !c.CaptureAbandoned {
 		return
 	}
@@ -94,14 +94,14 @@ func (e *Estimate) Episode(ep imprint.Episode) {
 	if planned.BatchedReflection > 0 {
 		overhead = estCaptureOverhead
 	}
-	e.Calls += calls
-	e.Tokens += calls*overhead + tokens
+	e.calls += calls
+	e.tokens += calls*overhead + tokens
 }
 
-// Pending adds the extraction windows of the sessions: the messages already
+// pending adds the extraction windows of the sessions: the messages already
 // pending in the store plus the new qualified ones, in windows of
 // windowSize, each an extraction call and at most one judge call.
-func (e *Estimate) Pending(ctx context.Context, st imprint.Store, scope imprint.Scope, sessions []string, windowSize int) error {
+func (e *estimate) pending(ctx context.Context, st imprint.Store, scope imprint.Scope, sessions []string, windowSize int) error {
 	if windowSize <= 0 {
 		windowSize = 10
 	}
@@ -122,9 +122,9 @@ func (e *Estimate) Pending(ctx context.Context, st imprint.Store, scope imprint.
 			continue
 		}
 		windows := (count + windowSize - 1) / windowSize
-		e.Calls += 2 * windows
+		e.calls += 2 * windows
 		// Each window also shows up to half a window of background.
-		e.Tokens += windows*(estExtractOverhead+estDedupPerWindow) + tokens + tokens/2
+		e.tokens += windows*(estExtractOverhead+estDedupPerWindow) + tokens + tokens/2
 	}
 	return nil
 }

@@ -1,10 +1,7 @@
 package imprint
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -120,12 +117,4 @@ func AppendKeyParts(dst []byte, sep byte, parts ...string) []byte {
 // by a NUL (AppendKeyParts).
 func MessageKey(scope Scope, sessionID string, role Role, ts Time, content string) string {
 	return string(AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, string(role), ts.String(), content))
-}
-
-// RankedID hashes a MessageKey with the message's rank among identical ones
-// (24 hex digits), so repeated identical messages get distinct ids and the
-// same input always the same ones.
-func RankedID(key string, rank int) string {
-	sum := sha256.Sum256(strconv.AppendInt([]byte(key), int64(rank), 10))
-	return hex.EncodeToString(sum[:12])
 }

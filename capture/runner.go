@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -116,24 +115,13 @@ func DeriveEpisodeID(ep imprint.Episode) string {
 			break
 		}
 	}
-	return hashID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, sc.Workspace, strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
+	return imprint.DerivedID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, sc.Workspace, strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
 }
 
 // TraceID returns the id of the trace of step stepKey of an episode; it is
 // the same on every capture of the episode.
 func TraceID(episodeID, stepKey string) string {
-	return hashID("imprint.trace.v1", episodeID, stepKey)
-}
-
-// hashID formats the SHA-256 of parts, each escaped and ended by 0x1f
-// (imprint.AppendKeyParts), as a UUID (version 8, RFC 9562).
-func hashID(parts ...string) string {
-	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0x1f, parts...))
-	var b [16]byte
-	copy(b[:], sum[:])
-	b[6] = b[6]&0x0f | 0x80
-	b[8] = b[8]&0x3f | 0x80
-	return imprint.FormatUUID(b)
+	return imprint.DerivedID("imprint.trace.v1", episodeID, stepKey)
 }
 
 // Prepare validates ep as Run does and returns it as it would be saved: id

@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -128,21 +127,9 @@ func transcriptOf(source, sessionID string, turns []imprint.Turn, warnings []War
 	}
 }
 
-// derivedID returns a deterministic id in UUID form (version 8, name based)
-// from parts. The same parts always give the same id.
-func derivedID(parts ...string) string {
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	for _, p := range parts {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
-		h.Write([]byte(p))
-	}
-	var b [16]byte
-	copy(b[:], h.Sum(nil))
-	b[6] = b[6]&0x0f | 0x80
-	b[8] = b[8]&0x3f | 0x80
-	return imprint.FormatUUID(b)
-}
+// derivedID returns a deterministic id in UUID form from parts: the same
+// parts always give the same id, the one earlier imports stored.
+var derivedID = imprint.LengthPrefixedID
 
 // fillTimes gives a turn without a time its predecessor's time.
 func fillTimes(turns []imprint.Turn) {

@@ -16,11 +16,15 @@ type MessageBatch struct {
 	MarkDueAt int
 }
 
-// BatchAppender is an optional capability of a MessageStore: it records many
-// batches, of the same or different sessions, in one transaction. A
-// recorder uses it to commit concurrent calls together (group commit) and
-// falls back to AppendMessages per call when the store lacks it.
+// BatchAppender is an optional capability of a MessageStore (see
+// capability.go): it records many batches, of the same or different
+// sessions, in one transaction. A recorder uses it to commit concurrent
+// calls together (group commit) and falls back to AppendMessages per call
+// when the store lacks it.
 type BatchAppender interface {
+	// SupportsBatchAppend reports whether AppendMessageBatches works on
+	// this store.
+	SupportsBatchAppend() bool
 	// AppendMessageBatches applies the batches in order in one transaction
 	// and returns, for each, the AppendResult that AppendMessages would have
 	// given had the batches been appended one after another: an id recorded

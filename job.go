@@ -80,6 +80,9 @@ type JobStore interface {
 	// ReleaseJob hands a running job back (available, Attempts-1) without
 	// counting the attempt: for a graceful shutdown mid-job.
 	ReleaseJob(ctx context.Context, id int64) error
+	// SnoozeJob hands a running job back to run again at runAt, its
+	// attempt not counted (Attempts-1): for a job an LLM budget refused.
+	SnoozeJob(ctx context.Context, id int64, runAt time.Time) error
 	// ResetRunningJobs makes every running job available again; called at
 	// start, it recovers the jobs of a process that crashed.
 	ResetRunningJobs(ctx context.Context) (int, error)
@@ -120,10 +123,12 @@ type LiveEpisodeStore interface {
 }
 
 // ServiceStore is what imprint serve needs from a backend: the Store plus
-// durable jobs, live episodes and the API keys of its clients.
+// durable jobs, live episodes, the embedding retry and the API keys of its
+// clients.
 type ServiceStore interface {
 	Store
 	JobStore
 	LiveEpisodeStore
+	EmbedRetryStore
 	APIKeyStore
 }

@@ -167,6 +167,10 @@ type MemoryStore interface {
 	MemoryHistory(ctx context.Context, scope Scope, id string) ([]Memory, error)
 	// CountMemories counts live memories of the scope.
 	CountMemories(ctx context.Context, scope Scope) (int, error)
+	// HasLiveMemoryHash reports whether a live memory of the scope has
+	// ContentHash hash, without reading the memories (the exact-text
+	// pre-check of extraction's dedup).
+	HasLiveMemoryHash(ctx context.Context, scope Scope, hash string) (bool, error)
 }
 
 // CallLog keeps the record of LLM calls.
@@ -174,11 +178,16 @@ type CallLog interface {
 	CallRecorder
 	// LLMUsageByOp sums the calls made since the given time, by op.
 	LLMUsageByOp(ctx context.Context, since time.Time) (map[string]LLMUsage, error)
+	// LLMCallsOfScope returns the calls recorded for scope (tenant, user
+	// and agent) at or after since, oldest first: what an LLM budget of
+	// the scope counts.
+	LLMCallsOfScope(ctx context.Context, scope Scope, since time.Time) ([]LLMCall, error)
 }
 
 // Store is everything a backend provides. SQLite and PostgreSQL implement
 // it and pass the same storetest suite. Every read takes a scope and never
-// returns another scope's records.
+// returns another scope's records. The optional capabilities a backend may
+// add are listed in capability.go.
 type Store interface {
 	MessageStore
 	SessionStore

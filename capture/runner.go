@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -115,13 +116,24 @@ func DeriveEpisodeID(ep imprint.Episode) string {
 			break
 		}
 	}
-	return imprint.DerivedID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, sc.Workspace, strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
+	return hashID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, sc.Workspace, strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
 }
 
 // TraceID returns the id of the trace of step stepKey of an episode; it is
 // the same on every capture of the episode.
 func TraceID(episodeID, stepKey string) string {
-	return imprint.DerivedID("imprint.trace.v1", episodeID, stepKey)
+	return hashID("imprint.trace.v1", episodeID, stepKey)
+}
+
+// hashID formats the SHA-256 of parts, each escaped and ended by 0x1f
+// (imprint.AppendKeyParts), as a UUID (version 8, RFC 9562).
+func hashID(parts ...string) string {
+	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0x1f, parts...))
+	var b [16]byte
+	copy(b[:], sum[:])
+	b[6] = b[6]&0x0f | 0x80
+	b[8] = b[8]&0x3f | 0x80
+	return imprint.FormatUUID(b)
 }
 
 // Prepare validates ep as Run does and returns it as it would be saved: id
@@ -230,15 +242,9 @@ func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.C
 	return r.finish(c, t, err)
 }
 
-// CaptureSaver is a store that saves many captures in one transaction
-// (sqlite.DB does); RunMany uses it.
-type CaptureSaver interface {
-	SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error
-}
-
 // RunMany captures episodes as Run does, one after another, but saves
-// them together: in one SaveCaptures call when the store is a
-// CaptureSaver (one transaction for all), else one SaveCapture each. It
+// them together: in one SaveCaptures call when the store supports
+// imprint.CaptureSaver (one transaction for all), else one SaveCapture each. It
 // returns the result of each episode. When an episode cannot be prepared
 // (ErrInvalid) nothing is saved and that error is returned; when the
 // save fails every episode fails with it. When an LLM budget refuses a
@@ -261,7 +267,7 @@ func (r *Runner) RunMany(ctx context.Context, eps []imprint.Episode, closedBy im
 	eps = eps[:len(cs)]
 	// With a CaptureSaver every episode is saved up front in one call;
 	// else each is saved on its own as its result is completed.
-	saver, batched := r.d.Store.(CaptureSaver)
+	saver, batched := imprint.AsCaptureSaver(r.d.Store)
 	t := time.Now()
 	var serr error
 	if batched {

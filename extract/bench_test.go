@@ -553,7 +553,7 @@ func BenchmarkDedupRecall(b *testing.B) {
 						})
 					}
 					return f.db.SearchText(ctx, imprint.TextQuery{
-						Scope: benchMemScope, Kind: imprint.KindMemory, Text: recallText(ctx, f.db, texts[k]), ExcludeIDs: exclude, Limit: ftsFetch,
+						Scope: benchMemScope, Kind: imprint.KindMemory, Text: recallText(ctx, f.db, benchMemScope, texts[k]), ExcludeIDs: exclude, Limit: ftsFetch,
 					})
 				}
 				if _, err := run(0); err != nil { // loads the vector index

@@ -124,27 +124,9 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 	return out
 }
 
-// liveHashStore is a store that answers the exact-text pre-check without
-// reading the memories (sqlite.DB does).
-type liveHashStore interface {
-	HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash string) (bool, error)
-}
-
 // hasLiveHash reports whether a live memory of the scope has the hash.
 func (r *Runner) hasLiveHash(ctx context.Context, scope imprint.Scope, h string) (bool, error) {
-	if s, ok := r.d.Store.(liveHashStore); ok {
-		return s.HasLiveMemoryHash(ctx, scope, h)
-	}
-	found, err := r.d.Store.FindMemoryByHash(ctx, scope, h)
-	if err != nil {
-		return false, err
-	}
-	for _, f := range found {
-		if f.SupersededBy == nil {
-			return true, nil
-		}
-	}
-	return false, nil
+	return r.d.Store.HasLiveMemoryHash(ctx, scope, h)
 }
 
 // recall finds, for each memory index in rest, the ids of related live
@@ -182,7 +164,7 @@ func (r *Runner) recall(ctx context.Context, scope imprint.Scope, mems []imprint
 	out.tier = tierFTS
 	for _, i := range rest {
 		hits, err := r.d.Store.SearchText(ctx, imprint.TextQuery{
-			Scope: scope, Kind: imprint.KindMemory, Text: recallText(ctx, r.d.Store, mems[i].Content), ExcludeIDs: batchIDs, Limit: ftsFetch,
+			Scope: scope, Kind: imprint.KindMemory, Text: recallText(ctx, r.d.Store, scope, mems[i].Content), ExcludeIDs: batchIDs, Limit: ftsFetch,
 		})
 		if err != nil {
 			out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("keyword recall: %v", err))
@@ -412,7 +394,7 @@ func contains(list []string, s string) bool {
 // recallTerms bounds the keyword tier's query: the memory's most
 // distinctive terms only, so a query never ORs the posting lists of words
 // that occur in nearly every memory. When the store can count matches
-// (termCounter), counts are capped at recallCommon and the kept terms'
+// (imprint.TermCounter), counts are capped at recallCommon and the kept terms'
 // matches add up to at most recallBudget.
 const (
 	recallTerms  = 8
@@ -420,21 +402,15 @@ const (
 	recallBudget = 2 * recallCommon
 )
 
-// termCounter is implemented by stores that can count, cheaply and capped,
-// the records of a kind holding each term (sqlite.DB does).
-type termCounter interface {
-	CountTermMatches(ctx context.Context, kind imprint.Kind, terms []string, limit int) ([]int, error)
-}
-
 // recallText is the keyword-tier query for a memory's content: recallQuery
-// with the store's term counts when it has them.
-func recallText(ctx context.Context, store imprint.Store, content string) string {
-	tc, ok := store.(termCounter)
+// with the store's term counts in the scope when it has them.
+func recallText(ctx context.Context, store imprint.Store, scope imprint.Scope, content string) string {
+	tc, ok := imprint.AsTermCounter(store)
 	if !ok {
 		return recallQuery(content, nil)
 	}
 	return recallQuery(content, func(terms []string) []int {
-		n, err := tc.CountTermMatches(ctx, imprint.KindMemory, terms, recallCommon)
+		n, err := tc.CountTermMatches(ctx, scope, imprint.KindMemory, terms, recallCommon)
 		if err != nil || len(n) != len(terms) {
 			return nil // fall back to word length
 		}

@@ -84,14 +84,22 @@ func TestRecallTextUsesStoreCounts(t *testing.T) {
 	e.putMemory("User books a flight to Lisbon in April.", imprint.MemoryPersona)
 	e.putMemory("User books a flight to Porto in May.", imprint.MemoryPersona)
 	// "conference" is in no memory; "booked" matches "books" (stemmed).
-	got := recallText(e.ctx, e.store, "User booked a flight to Lisbon for the conference in April.")
+	got := recallText(e.ctx, e.store, e.scope, "User booked a flight to Lisbon for the conference in April.")
 	if got != "booked flight lisbon april" {
 		t.Errorf("recallText = %q", got)
 	}
 }
 
-// CountTermMatches forwards to the real store, so the keyword tier of every
-// test runs with term counts as it does on sqlite.
-func (s *spyStore) CountTermMatches(ctx context.Context, kind imprint.Kind, terms []string, limit int) ([]int, error) {
-	return s.Store.(termCounter).CountTermMatches(ctx, kind, terms, limit)
+// SupportsTermCounts and CountTermMatches forward to the real store, so
+// the keyword tier of every test runs with term counts as it does on
+// sqlite.
+func (s *spyStore) SupportsTermCounts() bool {
+	_, ok := imprint.AsTermCounter(s.Store)
+	return ok
+}
+
+// CountTermMatches forwards to the real store (see SupportsTermCounts).
+func (s *spyStore) CountTermMatches(ctx context.Context, scope imprint.Scope, kind imprint.Kind, terms []string, limit int) ([]int, error) {
+	tc, _ := imprint.AsTermCounter(s.Store)
+	return tc.CountTermMatches(ctx, scope, kind, terms, limit)
 }

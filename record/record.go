@@ -8,7 +8,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/shard"
 )
 
 // DefaultEveryNRounds is the number of user rounds after which a session is
@@ -32,8 +31,9 @@ type Deps struct {
 	Embedder imprint.Embedder
 	// Redact replaces secrets in a text (redact.String in the binary).
 	Redact func(string) string
-	// Conversations appends to <data_dir>/conversations/.
-	Conversations *shard.Writer
+	// Conversations is the log of <data_dir>/conversations/ (a shard.Writer
+	// in the binary).
+	Conversations imprint.RecordLog
 	Logger        *slog.Logger
 }
 
@@ -335,7 +335,7 @@ func (r *Recorder) commit(group []*call) {
 	if len(live) == 0 {
 		return
 	}
-	ba, batched := r.d.Store.(imprint.BatchAppender)
+	ba, batched := imprint.AsBatchAppender(r.d.Store)
 	if batched {
 		r.appendBatches(ba, live)
 	} else {

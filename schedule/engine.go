@@ -31,5 +31,5 @@ type Engine interface {
 
 var (
 	_ Engine = (*Scheduler)(nil)
-	_ Engine = (*River)(nil)
+	_ Engine = (*River[struct{}])(nil)
 )

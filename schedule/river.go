@@ -2,18 +2,16 @@ package schedule
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
@@ -42,19 +40,27 @@ type RiverConfig struct {
 	// long extractions twice. Jobs of a crashed process are handed back at
 	// start instead (see Run).
 	RescueStuckJobsAfter time.Duration
+	// Listen lets River listen for inserted jobs instead of only polling
+	// every PollInterval: for a driver with a real listener (PostgreSQL's
+	// LISTEN/NOTIFY). Leave it off on SQLite, whose emulated listener polls
+	// a notification table on the writer connection every 50 ms and writes
+	// a notification row on every insert.
+	Listen bool
 }
 
-// River runs imprint's jobs on River (github.com/riverqueue/river) with its
-// SQLite driver, on the store's writer pool so that a job is inserted in
-// the same transaction as the rows it is about: install InsertTx, JobStats
-// and ListJobs as the store's job engine. It is safe for concurrent use.
-type River struct {
+// River runs imprint's jobs on River (github.com/riverqueue/river) through
+// the River driver it is given, whose transactions are of type TTx: the
+// store's own (riversqlite on the store's writer pool, *sql.Tx; riverpgxv5,
+// pgx.Tx). Install it as the store's imprint.JobEngine, so that a job is
+// inserted with River's InsertTx in the same transaction as the rows it is
+// about; JobStats and ListJobs read through River's client API. It is safe
+// for concurrent use.
+type River[TTx any] struct {
 	st     imprint.JobStore
-	reader *sql.DB
-	writer *sql.DB
+	driver riverdriver.Driver[TTx]
 	cfg    RiverConfig
 	log    *slog.Logger
-	client *river.Client[*sql.Tx]
+	client *river.Client[TTx]
 
 	mu        sync.RWMutex
 	handlers  map[imprint.JobKind]Handler
@@ -67,14 +73,17 @@ type River struct {
 	extracting sync.Map
 }
 
-// NewRiver migrates River's tables into the database of writer (a pool of
-// one connection whose transactions begin IMMEDIATE: the store's writer)
-// and returns an engine whose Enqueue goes through st (whose EnqueueJob
-// must call InsertTx). reader is a read pool on the same file, used by
-// JobStats and ListJobs. A nil logger logs nothing.
-func NewRiver(ctx context.Context, st imprint.JobStore, writer, reader *sql.DB, cfg RiverConfig, logger *slog.Logger) (*River, error) {
-	if st == nil || writer == nil || reader == nil {
-		return nil, imprint.Invalidf("schedule: river needs a job store, a writer and a reader")
+// The River engine is the store's job engine.
+var _ imprint.JobEngine[struct{}] = (*River[struct{}])(nil)
+
+// NewRiver migrates River's tables with driver (built by the caller on the
+// store's database: on SQLite a pool of one connection whose transactions
+// begin IMMEDIATE, the store's writer) and returns an engine whose Enqueue
+// goes through st, a store with the engine installed (imprint.JobEngineHost),
+// so that its EnqueueJob calls InsertTx. A nil logger logs nothing.
+func NewRiver[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], st imprint.JobStore, cfg RiverConfig, logger *slog.Logger) (*River[TTx], error) {
+	if st == nil || driver == nil {
+		return nil, imprint.Invalidf("schedule: river needs a job store and a river driver")
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -83,27 +92,23 @@ func NewRiver(ctx context.Context, st imprint.JobStore, writer, reader *sql.DB, 
 	if cfg.RescueStuckJobsAfter <= 0 {
 		cfg.RescueStuckJobsAfter = DefaultRescueStuckJobsAfter
 	}
-	e := &River{st: st, reader: reader, writer: writer, cfg: cfg, log: logger, handlers: map[imprint.JobKind]Handler{}}
+	e := &River[TTx]{st: st, driver: driver, cfg: cfg, log: logger, handlers: map[imprint.JobKind]Handler{}}
 	// River logs every job error and its own life at info; the engine
 	// logs job outcomes itself, so River only speaks up for warnings.
 	quiet := slog.New(minLevel{h: logger.Handler(), min: slog.LevelWarn})
-	mig, err := rivermigrate.New(riversqlite.New(writer), &rivermigrate.Config{Logger: quiet})
+	mig, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: quiet})
 	if err != nil {
 		return nil, fmt.Errorf("schedule: river migrator: %w", err)
 	}
 	if _, err := mig.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return nil, fmt.Errorf("schedule: migrate river tables: %w: %v", imprint.ErrUnavailable, err)
 	}
-	if _, err := writer.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS `+uniqueKeyIndex+`
-		ON river_job (json_extract(args, '$.unique_key'), kind) WHERE `+unfinishedRiver); err != nil {
-		return nil, fmt.Errorf("schedule: index river jobs by unique key: %w: %v", imprint.ErrUnavailable, err)
-	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &riverWorker[captureKind]{e: e})
-	river.AddWorker(workers, &riverWorker[extractKind]{e: e})
-	river.AddWorker(workers, &riverWorker[embedKind]{e: e})
+	river.AddWorker(workers, &riverWorker[captureKind, TTx]{e: e})
+	river.AddWorker(workers, &riverWorker[extractKind, TTx]{e: e})
+	river.AddWorker(workers, &riverWorker[embedKind, TTx]{e: e})
 	cooldown := min(100*time.Millisecond, cfg.PollInterval)
-	e.client, err = river.NewClient(riversqlite.New(writer), &river.Config{
+	e.client, err = river.NewClient(driver, &river.Config{
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,
 		MaxAttempts:          cfg.MaxAttempts,
@@ -112,11 +117,8 @@ func NewRiver(ctx context.Context, st imprint.JobStore, writer, reader *sql.DB, 
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		FetchPollInterval:    cfg.PollInterval,
 		FetchCooldown:        cooldown,
-		// SQLite has no LISTEN/NOTIFY: without PollOnly River's SQLite
-		// listener polls a notification table on the writer connection
-		// every 50 ms and every insert writes a notification row.
-		PollOnly: true,
-		Logger:   quiet,
+		PollOnly:             !cfg.Listen,
+		Logger:               quiet,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("schedule: river client: %w", err)
@@ -126,7 +128,7 @@ func NewRiver(ctx context.Context, st imprint.JobStore, writer, reader *sql.DB, 
 
 // Handle registers h for jobs of kind (capture, extract or embed: River
 // knows only these kinds), replacing an earlier one.
-func (e *River) Handle(kind imprint.JobKind, h Handler) {
+func (e *River[TTx]) Handle(kind imprint.JobKind, h Handler) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.handlers[kind] = h
@@ -135,7 +137,7 @@ func (e *River) Handle(kind imprint.JobKind, h Handler) {
 // OnEvent adds fn to the listeners told of every job outcome, as
 // Scheduler.OnEvent. They are called on the worker's goroutine right
 // after the handler returns, before River records the outcome.
-func (e *River) OnEvent(fn func(name string, j imprint.Job, err error)) {
+func (e *River[TTx]) OnEvent(fn func(name string, j imprint.Job, err error)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.listeners = append(e.listeners, fn)
@@ -143,12 +145,12 @@ func (e *River) OnEvent(fn func(name string, j imprint.Job, err error)) {
 
 // Enqueue stores j through the job store (and so through InsertTx), with
 // the defaults of Scheduler.Enqueue.
-func (e *River) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error) {
+func (e *River[TTx]) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error) {
 	return enqueue(ctx, e.st, e.cfg.Config, j)
 }
 
 // Wake does nothing: River polls every PollInterval.
-func (e *River) Wake() {}
+func (e *River[TTx]) Wake() {}
 
 // Run hands back the jobs a crashed process left running, starts River and
 // works jobs until ctx ends. Then River stops fetching and running
@@ -161,7 +163,7 @@ func (e *River) Wake() {}
 // SQLite one imprint serve owns the database, so a job still running at
 // start was left by a process that died. River's rescuer would find it
 // only after RescueStuckJobsAfter, which must stay long (no heartbeat).
-func (e *River) Run(ctx context.Context) error {
+func (e *River[TTx]) Run(ctx context.Context) error {
 	n, err := e.handBack(ctx)
 	if err != nil {
 		return fmt.Errorf("schedule: recover running jobs: %w", err)
@@ -190,39 +192,49 @@ func (e *River) Run(ctx context.Context) error {
 	return nil
 }
 
-// handBack makes the running jobs available again.
-func (e *River) handBack(ctx context.Context) (int, error) {
-	r, err := e.writer.ExecContext(ctx, `UPDATE river_job SET state = 'available' WHERE state = 'running'`)
-	if err != nil {
-		return 0, err
+// handBackBatch is how many running jobs handBack lists at a time.
+const handBackBatch = 1000
+
+// handBack makes the running jobs available again, their attempts kept,
+// through River's client (JobList) and driver (the state change River's
+// own producer makes when a job ends).
+func (e *River[TTx]) handBack(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		res, err := e.client.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateRunning).First(handBackBatch))
+		if err != nil {
+			return n, err
+		}
+		if len(res.Jobs) == 0 {
+			return n, nil
+		}
+		k := len(res.Jobs)
+		p := &riverdriver.JobSetStateIfRunningManyParams{
+			ID: make([]int64, k), Attempt: make([]*int, k), ErrData: make([][]byte, k), FinalizedAt: make([]*time.Time, k),
+			MetadataDoMerge: make([]bool, k), MetadataUpdates: make([][]byte, k), ScheduledAt: make([]*time.Time, k),
+			State: make([]rivertype.JobState, k), Schema: e.client.Schema(),
+		}
+		for i, row := range res.Jobs {
+			p.ID[i], p.MetadataUpdates[i], p.State[i] = row.ID, []byte("{}"), rivertype.JobStateAvailable
+		}
+		if _, err := e.driver.GetExecutor().JobSetStateIfRunningMany(ctx, p); err != nil {
+			return n, err
+		}
+		n += k
 	}
-	n, _ := r.RowsAffected()
-	return int(n), nil
 }
 
-// InsertTx enqueues j inside tx (a transaction of the writer pool): the
-// sqlite store's JobEngine.Insert. With j.UniqueKey set it inserts nothing
-// when an unfinished (available, scheduled, running or retryable) job holds
-// the key, and returns that job and false. RunAt in the future schedules
-// the job; MaxAttempts <= 0 takes Config.MaxAttempts.
-func (e *River) InsertTx(ctx context.Context, tx *sql.Tx, j imprint.Job) (imprint.Job, bool, error) {
+// InsertTx implements imprint.JobEngine: it enqueues j inside tx (a
+// transaction of the store the driver runs on) with River's InsertTx. With
+// j.UniqueKey set it inserts nothing when an unfinished (available,
+// scheduled, pending, running or retryable) job of the kind holds the key,
+// and returns that job and false: River's unique jobs by the UniqueKey
+// arg. RunAt in the future schedules the job; MaxAttempts <= 0 takes
+// Config.MaxAttempts.
+func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (imprint.Job, bool, error) {
 	args, err := riverArgsFor(j)
 	if err != nil {
 		return j, false, err
-	}
-	if j.UniqueKey != "" {
-		// River dedups too, but its insert statement is parsed anew on
-		// every call (no statement cache in its SQLite driver): look for
-		// the unfinished holder of the key first, on the partial index
-		// NewRiver adds.
-		old, err := scanRiverJob(tx.QueryRowContext(ctx, `SELECT `+riverJobCols+` FROM river_job INDEXED BY `+uniqueKeyIndex+`
-			WHERE json_extract(args, '$.unique_key') = ? AND kind = ? AND `+unfinishedRiver, j.UniqueKey, string(j.Kind)))
-		if err == nil {
-			return old, false, nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return j, false, fmt.Errorf("river unique lookup: %w", err)
-		}
 	}
 	opts := &river.InsertOpts{MaxAttempts: j.MaxAttempts}
 	if opts.MaxAttempts <= 0 {
@@ -232,9 +244,7 @@ func (e *River) InsertTx(ctx context.Context, tx *sql.Tx, j imprint.Job) (imprin
 		opts.ScheduledAt = j.RunAt.Time
 	}
 	if j.UniqueKey != "" {
-		opts.UniqueOpts = river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}
+		opts.UniqueOpts = river.UniqueOpts{ByArgs: true, ByState: unfinishedStates}
 	}
 	res, err := e.client.InsertTx(ctx, tx, args, opts)
 	if err != nil {
@@ -245,6 +255,13 @@ func (e *River) InsertTx(ctx context.Context, tx *sql.Tx, j imprint.Job) (imprin
 		return j, false, err
 	}
 	return out, !res.UniqueSkippedAsDuplicate, nil
+}
+
+// unfinishedStates are River's states of a job that has not ended: a job
+// in one of them holds its unique key.
+var unfinishedStates = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateRetryable, rivertype.JobStateScheduled,
 }
 
 // riverArgsFor returns the River args of j's kind.
@@ -262,94 +279,92 @@ func riverArgsFor(j imprint.Job) (river.JobArgs, error) {
 	return nil, imprint.Invalidf("job kind %q is not capture, extract or embed", j.Kind)
 }
 
-// uniqueKeyIndex is imprint's own index on river_job: the unfinished jobs
-// by unique key. River's own unique index is on a hash of kind and args.
-const uniqueKeyIndex = "imprint_river_job_unfinished_key"
-
-// unfinishedRiver selects River's unfinished states (the index's WHERE; it
-// must read exactly the same for the planner to use the index).
-const unfinishedRiver = `state IN ('available', 'pending', 'scheduled', 'running', 'retryable')`
-
 // riverStates maps each imprint job state to the River states it may
-// hold (stateExpr decides between available and retryable).
-var riverStates = map[imprint.JobState][]string{
-	imprint.JobAvailable: {"available", "pending", "scheduled"},
-	imprint.JobRunning:   {"running"},
-	imprint.JobRetryable: {"retryable", "available"},
-	imprint.JobFailed:    {"discarded", "cancelled"},
-	imprint.JobCompleted: {"completed"},
+// hold (jobFromRow decides between available and retryable).
+var riverStates = map[imprint.JobState][]rivertype.JobState{
+	imprint.JobAvailable: {rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled},
+	imprint.JobRunning:   {rivertype.JobStateRunning},
+	imprint.JobRetryable: {rivertype.JobStateRetryable, rivertype.JobStateAvailable},
+	imprint.JobFailed:    {rivertype.JobStateDiscarded, rivertype.JobStateCancelled},
+	imprint.JobCompleted: {rivertype.JobStateCompleted},
 }
 
 // jobState maps a River state to imprint's (for a job with no error).
-func jobState(s string) imprint.JobState {
+func jobState(s rivertype.JobState) imprint.JobState {
 	switch s {
-	case "available", "pending", "scheduled":
+	case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled:
 		return imprint.JobAvailable
-	case "discarded", "cancelled":
+	case rivertype.JobStateDiscarded, rivertype.JobStateCancelled:
 		return imprint.JobFailed
 	}
 	return imprint.JobState(s)
 }
 
-// stateExpr is a job's imprint state in SQL: as jobState, except that an
-// available job with errors is retryable. River makes a failed job whose
-// retry is due within its scheduler interval (5 s) available at once,
-// with the retry time as scheduled_at, rather than retryable.
-const stateExpr = `CASE WHEN state IN ('available', 'pending', 'scheduled')
-		THEN CASE WHEN state = 'available' AND COALESCE(json_array_length(errors), 0) > 0 THEN 'retryable' ELSE 'available' END
-	WHEN state IN ('discarded', 'cancelled') THEN 'failed' ELSE state END`
+// listPage is how many jobs one JobList call of JobStats and ListJobs reads.
+const listPage = 1000
 
-// scopeFilter is the SQL condition and arguments selecting River jobs of
-// scope (tenant, user and agent, as the store scopes), "" when nil.
-func scopeFilter(scope *imprint.Scope) (string, []any) {
-	if scope == nil {
-		return "", nil
+// eachJob calls fn, newest first, with every River job in states that
+// belongs to scope (all scopes when nil), as imprint jobs, until fn returns
+// false. It pages through River's JobList; River has no filter on args, so
+// the scope is checked here.
+func (e *River[TTx]) eachJob(ctx context.Context, scope *imprint.Scope, states []rivertype.JobState, fn func(imprint.Job) bool) error {
+	params := river.NewJobListParams().States(states...).OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(listPage)
+	for {
+		res, err := e.client.JobList(ctx, params)
+		if err != nil {
+			return err
+		}
+		for _, row := range res.Jobs {
+			j, err := jobFromRow(row)
+			if err != nil {
+				return err
+			}
+			if scope != nil && (j.Scope.Tenant != scope.Tenant || j.Scope.User != scope.User || j.Scope.Agent != scope.Agent) {
+				continue
+			}
+			if !fn(j) {
+				return nil
+			}
+		}
+		if len(res.Jobs) < listPage {
+			return nil
+		}
+		params = params.After(res.LastCursor)
 	}
-	return ` AND json_extract(args, '$.tenant') = ? AND json_extract(args, '$.user') = ? AND json_extract(args, '$.agent') = ?`,
-		[]any{scope.Tenant, scope.User, scope.Agent}
 }
 
-// JobStats counts River's jobs of the scope (all scopes when nil) as
-// imprint.JobStore.JobStats: scheduled and pending jobs count as
-// available, discarded and cancelled ones as failed. It reads on the
-// reader pool.
-func (e *River) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
+// JobStats implements imprint.JobEngine: it counts River's jobs of the
+// scope (tenant, user and agent, as the store scopes; all scopes when nil)
+// as imprint.JobStore.JobStats: scheduled and pending jobs count as
+// available, discarded and cancelled ones as failed, an available job that
+// failed before as retryable.
+func (e *River[TTx]) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
 	var st imprint.JobStats
-	where, args := scopeFilter(scope)
-	rows, err := e.reader.QueryContext(ctx, `SELECT `+stateExpr+` AS st, COUNT(*) FROM river_job
-		WHERE state <> 'completed'`+where+` GROUP BY st`, args...)
-	if err != nil {
-		return st, fmt.Errorf("river job stats: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s string
-		var n int
-		if err := rows.Scan(&s, &n); err != nil {
-			return st, fmt.Errorf("river job stats: %w", err)
-		}
-		switch imprint.JobState(s) {
+	states := append(append([]rivertype.JobState{}, unfinishedStates...), rivertype.JobStateDiscarded, rivertype.JobStateCancelled)
+	err := e.eachJob(ctx, scope, states, func(j imprint.Job) bool {
+		switch j.State {
 		case imprint.JobAvailable:
-			st.Available += n
+			st.Available++
 		case imprint.JobRunning:
-			st.Running += n
+			st.Running++
 		case imprint.JobRetryable:
-			st.Retryable += n
+			st.Retryable++
 		case imprint.JobFailed:
-			st.Failed += n
+			st.Failed++
 		}
+		return true
+	})
+	if err != nil {
+		return imprint.JobStats{}, fmt.Errorf("river job stats: %w", err)
 	}
-	return st, rows.Err()
+	return st, nil
 }
 
-// riverTime is how ListJobs reads River's timestamps.
-const riverTime = "2006-01-02T15:04:05.000Z"
-
-// ListJobs returns up to limit (100 when <= 0) River jobs of the scope
-// (all scopes when nil) in state, newest first, with the last error of
-// each; UpdatedAt is when the job finished or was last attempted.
-// ErrInvalid for an unknown state.
-func (e *River) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error) {
+// ListJobs implements imprint.JobEngine: it returns up to limit (100 when
+// <= 0) River jobs of the scope (all scopes when nil) in state, newest
+// first, with the last error of each; UpdatedAt is when the job finished
+// or was last attempted. ErrInvalid for an unknown state.
+func (e *River[TTx]) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error) {
 	states, ok := riverStates[state]
 	if !ok {
 		return nil, imprint.Invalidf("job state %q is not available, running, retryable, failed or completed", state)
@@ -357,58 +372,17 @@ func (e *River) ListJobs(ctx context.Context, scope *imprint.Scope, state imprin
 	if limit <= 0 {
 		limit = 100
 	}
-	where, args := scopeFilter(scope)
-	q := `SELECT ` + riverJobCols + ` FROM river_job WHERE state IN (?` + strings.Repeat(", ?", len(states)-1) + `)
-		AND (` + stateExpr + `) = ?` + where + ` ORDER BY id DESC LIMIT ?`
-	qargs := make([]any, 0, len(states)+len(args)+2)
-	for _, s := range states {
-		qargs = append(qargs, s)
-	}
-	qargs = append(append(append(qargs, string(state)), args...), limit)
-	rows, err := e.reader.QueryContext(ctx, q, qargs...)
+	out := []imprint.Job{}
+	err := e.eachJob(ctx, scope, states, func(j imprint.Job) bool {
+		if j.State == state {
+			out = append(out, j)
+		}
+		return len(out) < limit
+	})
 	if err != nil {
 		return nil, fmt.Errorf("river list jobs: %w", err)
 	}
-	defer rows.Close()
-	out := []imprint.Job{}
-	for rows.Next() {
-		j, err := scanRiverJob(rows)
-		if err != nil {
-			return nil, fmt.Errorf("river list jobs: %w", err)
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
-}
-
-// riverJobCols are the river_job columns scanRiverJob reads.
-const riverJobCols = `id, kind, json(args), ` + stateExpr + `, attempt, max_attempts, COALESCE(json_extract(errors, '$[#-1].error'), ''),
-	strftime('%Y-%m-%dT%H:%M:%fZ', scheduled_at), strftime('%Y-%m-%dT%H:%M:%fZ', created_at),
-	strftime('%Y-%m-%dT%H:%M:%fZ', COALESCE(finalized_at, attempted_at, created_at))`
-
-// scanRiverJob reads one row of riverJobCols.
-func scanRiverJob(row interface{ Scan(...any) error }) (imprint.Job, error) {
-	var j imprint.Job
-	var kind, argsJSON, st, runAt, created, updated string
-	if err := row.Scan(&j.ID, &kind, &argsJSON, &st, &j.Attempts, &j.MaxAttempts, &j.LastError, &runAt, &created, &updated); err != nil {
-		return j, err
-	}
-	var f jobFields
-	if err := json.Unmarshal([]byte(argsJSON), &f); err != nil {
-		return j, fmt.Errorf("job %d args: %w", j.ID, err)
-	}
-	f.fill(&j)
-	j.Kind, j.State = imprint.JobKind(kind), imprint.JobState(st)
-	j.RunAt, j.CreatedAt, j.UpdatedAt = parseRiverTime(runAt), parseRiverTime(created), parseRiverTime(updated)
-	return j, nil
-}
-
-func parseRiverTime(s string) imprint.Time {
-	t, err := time.Parse(riverTime, s)
-	if err != nil {
-		return imprint.Time{}
-	}
-	return imprint.At(t)
+	return out, nil
 }
 
 // jobFromRow converts a River job row to an imprint job.
@@ -420,7 +394,7 @@ func jobFromRow(row *rivertype.JobRow) (imprint.Job, error) {
 	if err := json.Unmarshal(row.EncodedArgs, &f); err != nil {
 		return imprint.Job{}, fmt.Errorf("river job %d args: %w", row.ID, err)
 	}
-	j := imprint.Job{ID: row.ID, Kind: imprint.JobKind(row.Kind), State: jobState(string(row.State)),
+	j := imprint.Job{ID: row.ID, Kind: imprint.JobKind(row.Kind), State: jobState(row.State),
 		Attempts: row.Attempt, MaxAttempts: row.MaxAttempts,
 		RunAt: imprint.At(row.ScheduledAt), CreatedAt: imprint.At(row.CreatedAt), UpdatedAt: imprint.At(row.CreatedAt)}
 	f.fill(&j)
@@ -439,7 +413,7 @@ func jobFromRow(row *rivertype.JobRow) (imprint.Job, error) {
 }
 
 // work runs the handler of one River job and tells River the outcome.
-func (e *River) work(ctx context.Context, row *rivertype.JobRow) error {
+func (e *River[TTx]) work(ctx context.Context, row *rivertype.JobRow) error {
 	j, err := jobFromRow(row)
 	if err != nil {
 		return err
@@ -542,13 +516,13 @@ func (riverArgs[K]) Kind() string {
 }
 
 // riverWorker runs River jobs of kind K through the engine's handlers.
-type riverWorker[K jobKind] struct {
+type riverWorker[K jobKind, TTx any] struct {
 	river.WorkerDefaults[riverArgs[K]]
-	e *River
+	e *River[TTx]
 }
 
 // Work implements river.Worker.
-func (w *riverWorker[K]) Work(ctx context.Context, job *river.Job[riverArgs[K]]) error {
+func (w *riverWorker[K, TTx]) Work(ctx context.Context, job *river.Job[riverArgs[K]]) error {
 	return w.e.work(ctx, job.JobRow)
 }
 

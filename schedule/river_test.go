@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/sqlite"
@@ -17,18 +19,18 @@ import (
 
 // openRiver opens a SQLite store at path with a River engine installed as
 // its job engine.
-func openRiver(t *testing.T, path string, cfg Config) (*sqlite.DB, *River) {
+func openRiver(t *testing.T, path string, cfg Config) (*sqlite.DB, *River[*sql.Tx]) {
 	t.Helper()
 	db, err := sqlite.Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	e, err := NewRiver(t.Context(), db, db.WriterDB(), db.ReaderDB(), RiverConfig{Config: cfg}, nil)
+	e, err := NewRiver(t.Context(), riversqlite.New(db.WriterDB()), db, RiverConfig{Config: cfg}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetJobEngine(sqlite.JobEngine{Insert: e.InsertTx, Stats: e.JobStats, List: e.ListJobs}); err != nil {
+	if err := db.SetJobEngine(e); err != nil {
 		t.Fatal(err)
 	}
 	return db, e
@@ -36,7 +38,7 @@ func openRiver(t *testing.T, path string, cfg Config) (*sqlite.DB, *River) {
 
 // runRiver runs e until the returned stop is called (or the test ends)
 // and returns its events.
-func runRiver(t *testing.T, e *River) (<-chan event, func() error) {
+func runRiver(t *testing.T, e *River[*sql.Tx]) (<-chan event, func() error) {
 	t.Helper()
 	events := make(chan event, 100)
 	e.OnEvent(func(name string, j imprint.Job, err error) { events <- event{name, j, err} })

@@ -105,13 +105,6 @@ func BudgetSnooze(err error, now time.Time, recheck time.Duration) (time.Duratio
 	return min(max(until.Sub(now), time.Second), max(recheck, time.Second)), true
 }
 
-// JobSnoozer is a JobStore that can hand a running job back for later
-// without counting its attempt (the sqlite store). A Scheduler over a
-// store without it retries a budget-refused job as a failure.
-type JobSnoozer interface {
-	SnoozeJob(ctx context.Context, id int64, runAt time.Time) error
-}
-
 // bookkeepingTimeout bounds the store calls that record a job's outcome;
 // they run even while Run's context is ending.
 const bookkeepingTimeout = 10 * time.Second
@@ -361,11 +354,10 @@ func (s *Scheduler) runJob(workCtx context.Context, j imprint.Job) {
 // reports whether it did.
 func (s *Scheduler) snooze(ctx context.Context, log *slog.Logger, j imprint.Job, err error) bool {
 	d, ok := BudgetSnooze(err, time.Now(), s.cfg.BudgetRecheck)
-	sn, can := s.st.(JobSnoozer)
-	if !ok || !can {
+	if !ok {
 		return false
 	}
-	if serr := sn.SnoozeJob(ctx, j.ID, time.Now().Add(d)); serr != nil {
+	if serr := s.st.SnoozeJob(ctx, j.ID, time.Now().Add(d)); serr != nil {
 		log.Error("snooze job failed", "error", serr, "job_error", err)
 		return true
 	}

@@ -9,6 +9,9 @@ import (
 
 var _ imprint.BatchAppender = (*DB)(nil)
 
+// SupportsBatchAppend implements imprint.BatchAppender: always true.
+func (db *DB) SupportsBatchAppend() bool { return true }
+
 // AppendMessageBatches records the batches, in order, in one transaction;
 // each batch's result is what AppendMessages would have returned had the
 // batches been appended one after another. ErrInvalid, before anything is

@@ -53,7 +53,7 @@ type DB struct {
 	raw *rawStmts
 
 	// jobEngine, when set, takes the store's jobs (jobhook.go).
-	jobEngine atomic.Pointer[JobEngine]
+	jobEngine atomic.Pointer[jobEngineRef]
 
 	closeOnce sync.Once
 	closeErr  error

@@ -10,6 +10,11 @@ import (
 	imprint "github.com/imprint-dev/imprint"
 )
 
+var _ imprint.CaptureSaver = (*DB)(nil)
+
+// SupportsCaptureSaver implements imprint.CaptureSaver: always true.
+func (db *DB) SupportsCaptureSaver() bool { return true }
+
 // SaveCaptures writes several episodes with their traces, traces[i] being
 // those of eps[i], in one transaction: each as SaveCapture writes it (the
 // same statements, in order), so that an import of many small episodes

@@ -261,7 +261,7 @@ func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobSt
 		return st, err
 	}
 	if e := db.engine(); e != nil {
-		st, err := e.Stats(ctx, scope)
+		st, err := e.JobStats(ctx, scope)
 		return st, dbErr("job stats", err)
 	}
 	q := `SELECT state, COUNT(*) FROM jobs WHERE state IN ('available', 'running', 'retryable', 'failed')`
@@ -311,7 +311,7 @@ func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.
 		return nil, err
 	}
 	if e := db.engine(); e != nil {
-		out, err := e.List(ctx, scope, state, limit)
+		out, err := e.ListJobs(ctx, scope, state, limit)
 		return out, dbErr("list jobs", err)
 	}
 	q := `SELECT ` + jobCols + ` FROM jobs WHERE state = ?`

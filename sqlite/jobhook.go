@@ -7,37 +7,38 @@ import (
 	imprint "github.com/imprint-dev/imprint"
 )
 
-// JobEngine hands the store's jobs to another job engine (River in
-// imprint serve) instead of the jobs table. Insert runs inside the store's
-// write transaction, so EnqueueJob, CloseEpisode and SubmitEpisode stay
-// atomic with the rows they write; Stats and List answer JobStats and
-// ListJobs. All three are required.
-type JobEngine struct {
-	// Insert enqueues j (already validated, Scope set) inside tx with the
-	// semantics of imprint.JobStore.EnqueueJob: when j.UniqueKey is held by
-	// an unfinished job it returns that job and false.
-	Insert func(ctx context.Context, tx *sql.Tx, j imprint.Job) (imprint.Job, bool, error)
-	// Stats counts jobs as imprint.JobStore.JobStats.
-	Stats func(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error)
-	// List lists jobs as imprint.JobStore.ListJobs.
-	List func(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error)
-}
+// The store hands its jobs to an outside engine (River in imprint serve)
+// that writes in its transactions (imprint.JobEngineHost).
+var _ imprint.JobEngineHost[*sql.Tx] = (*DB)(nil)
+
+// jobEngineRef boxes the installed engine for the atomic pointer.
+type jobEngineRef struct{ e imprint.JobEngine[*sql.Tx] }
+
+// SupportsJobEngine implements imprint.JobEngineHost: always true.
+func (db *DB) SupportsJobEngine() bool { return true }
 
 // SetJobEngine makes EnqueueJob, CloseEpisode, SubmitEpisode, JobStats and
-// ListJobs use e instead of the jobs table, for the rest of the DB's life.
-// Call it before the store is shared. The table's own methods (ClaimJobs,
-// CompleteJob, …) keep working on the table, which then holds no new jobs.
-// ErrInvalid when a function of e is missing.
-func (db *DB) SetJobEngine(e JobEngine) error {
-	if e.Insert == nil || e.Stats == nil || e.List == nil {
-		return imprint.Invalidf("job engine needs Insert, Stats and List")
+// ListJobs use e instead of the jobs table, for the rest of the DB's life:
+// e's InsertTx runs inside the store's write transaction (a transaction of
+// WriterDB), so those stay atomic with the rows they write. Call it before
+// the store is shared. The table's own methods (ClaimJobs, CompleteJob, …)
+// keep working on the table, which then holds no new jobs. ErrInvalid for
+// a nil engine.
+func (db *DB) SetJobEngine(e imprint.JobEngine[*sql.Tx]) error {
+	if e == nil {
+		return imprint.Invalidf("job engine is nil")
 	}
-	db.jobEngine.Store(&e)
+	db.jobEngine.Store(&jobEngineRef{e: e})
 	return nil
 }
 
 // engine returns the installed job engine, nil for the jobs table.
-func (db *DB) engine() *JobEngine { return db.jobEngine.Load() }
+func (db *DB) engine() imprint.JobEngine[*sql.Tx] {
+	if r := db.jobEngine.Load(); r != nil {
+		return r.e
+	}
+	return nil
+}
 
 // WriterDB returns the store's writer pool: one connection, every
 // transaction BEGIN IMMEDIATE. A job engine that must write in the store's
@@ -56,15 +57,15 @@ func (db *DB) enqueueTx(ctx context.Context, tx *sql.Tx, j imprint.Job, now impr
 		return j, false, err
 	}
 	if e := db.engine(); e != nil {
-		return e.Insert(ctx, tx, j)
+		return e.InsertTx(ctx, tx, j)
 	}
 	return insertJob(ctx, tx, j, now)
 }
 
-// HandOverTableJobs moves the unfinished jobs of the jobs table (left by a
-// run with the table engine) into the installed job engine, in one
-// transaction, and returns how many it moved; their attempts start again.
-// Without an engine it does nothing.
+// HandOverTableJobs implements imprint.JobEngineHost: it moves the
+// unfinished jobs of the jobs table (left by a run with the table engine)
+// into the installed job engine, in one transaction, and returns how many
+// it moved; their attempts start again. Without an engine it does nothing.
 func (db *DB) HandOverTableJobs(ctx context.Context) (int, error) {
 	e := db.engine()
 	if e == nil {
@@ -91,7 +92,7 @@ func (db *DB) HandOverTableJobs(ctx context.Context) (int, error) {
 		}
 		for _, j := range jobs {
 			j.ID, j.Attempts, j.LastError, j.State = 0, 0, "", imprint.JobAvailable
-			if _, _, err := e.Insert(ctx, tx, j); err != nil {
+			if _, _, err := e.InsertTx(ctx, tx, j); err != nil {
 				return nil, err
 			}
 		}

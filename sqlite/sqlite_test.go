@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -19,7 +20,7 @@ func openTemp(t testing.TB) *DB {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) imprint.Store {
+	storetest.Run[*sql.Tx](t, func(t *testing.T) imprint.Store {
 		db := openTemp(t)
 		return db
 	})

@@ -6,13 +6,24 @@ import (
 	imprint "github.com/imprint-dev/imprint"
 )
 
-// CountTermMatches returns, for each term, how many records of kind hold
-// it in the keyword indexes, over all scopes, counting at most limit per
-// term, so each count costs at most limit index entries and never a bm25
-// pass. Callers use it to prefer rare terms when building a query. A term
-// with no searchable token counts 0. ErrInvalid for an unknown kind.
-func (db *DB) CountTermMatches(ctx context.Context, kind imprint.Kind, terms []string, limit int) ([]int, error) {
-	if _, err := sourceOf(kind); err != nil {
+// The keyword term counts of the dedup recall (imprint.TermCounter).
+var _ imprint.TermCounter = (*DB)(nil)
+
+// SupportsTermCounts implements imprint.TermCounter: always true.
+func (db *DB) SupportsTermCounts() bool { return true }
+
+// CountTermMatches returns, for each term, how many records of kind in
+// scope hold it in the keyword indexes, counting at most limit per term,
+// so each count costs at most limit matching index entries of the scope
+// (each looked up by key) and never a bm25 pass. Callers use it to prefer
+// rare terms when building a query. A term with no searchable token counts
+// 0. ErrInvalid for an unknown kind or an incomplete scope.
+func (db *DB) CountTermMatches(ctx context.Context, scope imprint.Scope, kind imprint.Kind, terms []string, limit int) ([]int, error) {
+	src, err := sourceOf(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := validScope(scope); err != nil {
 		return nil, err
 	}
 	limit = max(limit, 1)
@@ -26,8 +37,10 @@ func (db *DB) CountTermMatches(ctx context.Context, kind imprint.Kind, terms []s
 				continue
 			}
 			var n int
-			if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+part.table+` WHERE `+
-				part.table+` MATCH ? LIMIT ?)`, part.expr, limit).Scan(&n); err != nil {
+			args := append(append([]any{part.expr}, scopeArgs(scope)...), limit)
+			if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM (SELECT rowid AS rid
+				FROM `+part.table+` WHERE `+part.table+` MATCH ?) f CROSS JOIN `+src.table+` x ON x.`+src.key+` = f.rid
+				WHERE `+keyedScopeWhere+` LIMIT ?)`, args...).Scan(&n); err != nil {
 				return nil, dbErr("count term matches", err)
 			}
 			out[i] = min(out[i]+n, limit)

@@ -34,6 +34,8 @@ var serviceTests = []struct {
 	{"JobRetryAndFail", testJobRetryAndFail},
 	{"JobReleaseAndReset", testJobReleaseAndReset},
 	{"JobStatsByScope", testJobStatsByScope},
+	{"JobSnooze", testJobSnooze},
+	{"EmbedRetry", testEmbedRetry},
 	{"AppendTurnsOpensEpisode", testAppendTurns},
 	{"AppendTurnsLongEpisode", testAppendTurnsLongEpisode},
 	{"CloseEpisodeEnqueuesJob", testCloseEpisode},
@@ -324,5 +326,25 @@ func testJobStatsByScope(t *testing.T, s imprint.ServiceStore) {
 	must(t, err)
 	if len(limited) != 1 || limited[0].ID != avail[0].ID {
 		t.Errorf("ListJobs limit 1 = %v, want the newest %d", jobIDs(limited), avail[0].ID)
+	}
+}
+
+// testJobSnooze checks that a snoozed job waits until its new time with
+// its attempt not counted.
+func testJobSnooze(t *testing.T, s imprint.ServiceStore) {
+	ctx := ctxFor(t)
+	j := enqueue(t, s, imprint.Job{Kind: imprint.JobCapture, Scope: scopeA, EpisodeID: "ep-1", RunAt: at(0)})
+	if got := claim(t, s, at(1), 10); len(got) != 1 || got[0].Attempts != 1 {
+		t.Fatalf("claimed %+v, want the job at attempt 1", got)
+	}
+	must(t, s.SnoozeJob(ctx, j.ID, at(30).Time))
+	wantErr(t, "SnoozeJob of a job no longer running", s.SnoozeJob(ctx, j.ID, at(30).Time), imprint.ErrConflict)
+	wantErr(t, "SnoozeJob unknown", s.SnoozeJob(ctx, 424242, at(30).Time), imprint.ErrNotFound)
+	if got := claim(t, s, at(29), 10); len(got) != 0 {
+		t.Errorf("a snoozed job was claimed before its time: %v", jobIDs(got))
+	}
+	got := claim(t, s, at(31), 10)
+	if len(got) != 1 || got[0].ID != j.ID || got[0].Attempts != 1 {
+		t.Errorf("claimed after the snooze %+v, want job %d at attempt 1 again", got, j.ID)
 	}
 }

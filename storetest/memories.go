@@ -206,3 +206,40 @@ func testFindMemoryByHash(t *testing.T, s imprint.Store) {
 		t.Errorf("FindMemoryByHash of an unknown hash = %v", memIDs(none))
 	}
 }
+
+// testHasLiveMemoryHash checks the exact-text pre-check: the answer is
+// FindMemoryByHash's (live memories of the scope only).
+func testHasLiveMemoryHash(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	old, next, live := memory("m1", "User flies to Lisbon", 0), memory("m2", "User flies to Lisbon in May", 1), memory("m3", "User likes tea", 2)
+	old.ContentHash, next.ContentHash, live.ContentHash = "h-old", "h-new", "h-live"
+	must(t, s.PutMemory(ctx, old, nil))
+	must(t, s.PutMemory(ctx, next, []string{"m1"})) // m1 is superseded
+	must(t, s.PutMemory(ctx, live, nil))
+	for _, tc := range []struct {
+		scope imprint.Scope
+		hash  string
+		want  bool
+	}{
+		{scopeA, "h-live", true},
+		{scopeA, "h-new", true},
+		{scopeA, "h-old", false},
+		{scopeA, "h-unknown", false},
+		{scopeA, "", false},
+		{scopeB, "h-live", false},
+	} {
+		got, err := s.HasLiveMemoryHash(ctx, tc.scope, tc.hash)
+		must(t, err)
+		found, err := s.FindMemoryByHash(ctx, tc.scope, tc.hash)
+		must(t, err)
+		liveFound := false
+		for _, f := range found {
+			liveFound = liveFound || f.SupersededBy == nil
+		}
+		if got != tc.want || got != liveFound {
+			t.Errorf("HasLiveMemoryHash(%s, %q) = %v, want %v (FindMemoryByHash found %d live: %v)", tc.scope, tc.hash, got, tc.want, len(found), liveFound)
+		}
+	}
+	_, err := s.HasLiveMemoryHash(ctx, imprint.Scope{}, "h-live")
+	wantErr(t, "HasLiveMemoryHash without a scope", err, imprint.ErrInvalid)
+}

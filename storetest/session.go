@@ -27,7 +27,7 @@ func testSessionBetweenPeople(t *testing.T, s imprint.Store) {
 	if !res.Session.BetweenPeople || res.Session.RoundsSinceExtraction != 1 {
 		t.Errorf("append to a marked session returned %+v, want between_people and 1 round", res.Session)
 	}
-	if ba, ok := s.(imprint.BatchAppender); ok {
+	if ba, ok := imprint.AsBatchAppender(s); ok {
 		ars, err := ba.AppendMessageBatches(ctx, []imprint.MessageBatch{{Scope: scopeA, SessionID: "chat",
 			Messages: []imprint.Message{msg("c3", imprint.RoleUser, "We moved in May.", 2)}}})
 		must(t, err)
@@ -35,7 +35,7 @@ func testSessionBetweenPeople(t *testing.T, s imprint.Store) {
 			t.Errorf("batch append to a marked session returned %+v, want between_people", ars)
 		}
 	} else {
-		t.Log("store is no BatchAppender: batch append not checked")
+		t.Log("store does not support BatchAppend: batch append not checked")
 	}
 	// Marking again keeps the session's bookkeeping.
 	must(t, s.MarkBetweenPeople(ctx, scopeA, "chat"))

@@ -11,10 +11,16 @@ import (
 
 // Run runs the conformance suite against stores made by open, which must
 // return a fresh, empty, migrated store (the suite closes it). Subtests run
-// in parallel, each on its own store. When the stores implement
-// imprint.ServiceStore, the cases of RunService run as well. A zero VectorQuery.MinScore does not
-// filter; a query vector of another dimension matches nothing.
-func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
+// in parallel, each on its own store. It runs the cases of every required
+// method; the cases of each optional capability (imprint's capability.go)
+// run when the store says it supports it and are skipped with a line
+// saying so otherwise. When the stores implement imprint.ServiceStore, the
+// cases of RunService run as well, and those of a job engine host
+// (RunJobEngineHost) for TTx, the type of the stores' write transactions
+// (*sql.Tx for SQLite, pgx.Tx for PostgreSQL). A zero
+// VectorQuery.MinScore does not filter; a query vector of another
+// dimension matches nothing.
+func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 	t.Helper()
 	tests := []struct {
 		name string
@@ -57,6 +63,8 @@ func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"SearchVectorTraces", testSearchVectorTraces},
 		{"SearchVectorMessages", testSearchVectorMessages},
 		{"LLMUsage", testLLMUsage},
+		{"LLMCallsOfScope", testLLMCallsOfScope},
+		{"HasLiveMemoryHash", testHasLiveMemoryHash},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,12 +74,17 @@ func Run(t *testing.T, open func(t *testing.T) imprint.Store) {
 			tc.fn(t, s)
 		})
 	}
+	runOptional(t, open)
 	// Stores that also serve imprint serve pass the service cases too.
 	probe := open(t)
 	_, service := probe.(imprint.ServiceStore)
 	_ = probe.Close()
 	if service {
-		RunService(t, func(t *testing.T) imprint.ServiceStore { return open(t).(imprint.ServiceStore) })
+		openService := func(t *testing.T) imprint.ServiceStore { return open(t).(imprint.ServiceStore) }
+		RunService(t, openService)
+		RunJobEngineHost[TTx](t, openService)
+	} else {
+		t.Log("store is no imprint.ServiceStore: service cases not run")
 	}
 }
 
@@ -176,4 +189,43 @@ func testLLMUsage(t *testing.T, s imprint.Store) {
 	if len(none) != 0 {
 		t.Errorf("usage after the last call = %v, want empty", none)
 	}
+}
+
+// testLLMCallsOfScope checks the scoped call log an LLM budget counts:
+// only the scope's calls at or after the time, oldest first.
+func testLLMCallsOfScope(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	for _, c := range []imprint.LLMCall{
+		{Op: "extract.l1.v1", Scope: scopeA, PromptTokens: 100, CompletionTokens: 10, Outcome: "ok", Attempt: 1, At: at(2)},
+		{Op: "capture.alpha.v1", Scope: scopeA, PromptTokens: 50, CompletionTokens: 5, Outcome: "ok", Attempt: 1, At: at(1)},
+		{Op: "extract.l1.v1", Scope: scopeA, PromptTokens: 7, Outcome: "ok", Attempt: 1, At: at(-60)},
+		{Op: "extract.l1.v1", Scope: scopeB, PromptTokens: 9, Outcome: "ok", Attempt: 1, At: at(1)},
+		{Op: "extract.l1.v1", PromptTokens: 11, Outcome: "ok", Attempt: 1, At: at(1)},
+	} {
+		must(t, s.RecordLLMCall(ctx, c))
+	}
+	got, err := s.LLMCallsOfScope(ctx, scopeA, t0.Time)
+	must(t, err)
+	type call struct {
+		Op     string
+		Tokens int
+		At     imprint.Time
+	}
+	var calls []call
+	for _, c := range got {
+		if c.Scope != scopeA {
+			t.Errorf("call of scope %s returned for %s", c.Scope, scopeA)
+		}
+		calls = append(calls, call{c.Op, c.PromptTokens, c.At})
+	}
+	if d := diff([]call{{"capture.alpha.v1", 50, at(1)}, {"extract.l1.v1", 100, at(2)}}, calls); d != "" {
+		t.Errorf("LLMCallsOfScope(A, t0) (-want +got):\n%s", d)
+	}
+	none, err := s.LLMCallsOfScope(ctx, scopeC, time.Time{})
+	must(t, err)
+	if len(none) != 0 {
+		t.Errorf("calls of a scope that made none: %+v", none)
+	}
+	_, err = s.LLMCallsOfScope(ctx, imprint.Scope{}, time.Time{})
+	wantErr(t, "LLMCallsOfScope without a scope", err, imprint.ErrInvalid)
 }

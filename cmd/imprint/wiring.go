@@ -16,6 +16,7 @@ import (
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/sqlite"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 // This file is the only place that picks concrete adapters for the
@@ -128,35 +129,28 @@ func (r *callRecorder) RecordLLMCall(ctx context.Context, c imprint.LLMCall) err
 	return nil
 }
 
-// riverStore is what the River engine needs from the store: its SQLite
-// pools and the job-engine hook (the sqlite store).
-type riverStore interface {
-	WriterDB() *sql.DB
-	ReaderDB() *sql.DB
-	SetJobEngine(e sqlite.JobEngine) error
-	HandOverTableJobs(ctx context.Context) (int, error)
-}
-
 // jobEngine builds the durable-job engine of imprint serve named by
 // jobs.engine: the Scheduler over the store's jobs table, or River on the
-// store's SQLite file, installed as the store's job engine so that
+// store's own database through River's driver for it (riversqlite on the
+// sqlite store's writer pool), installed as the store's job engine so that
 // enqueueing stays in the store's transactions.
 func (a *App) jobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
 	if a.Config.Jobs.Engine != JobsEngineRiver {
 		return schedule.New(svc, sc, a.Logger), nil
 	}
-	rs, ok := svc.(riverStore)
-	if !ok {
+	db, ok := svc.(*sqlite.DB)
+	host, hosts := imprint.AsJobEngineHost[*sql.Tx](svc)
+	if !ok || !hosts {
 		return nil, imprint.Invalidf("config jobs.engine (%s): river runs on the sqlite store only", a.Config.Source("jobs.engine"))
 	}
-	eng, err := schedule.NewRiver(ctx, svc, rs.WriterDB(), rs.ReaderDB(), schedule.RiverConfig{Config: sc}, a.Logger)
+	eng, err := schedule.NewRiver(ctx, riversqlite.New(db.WriterDB()), svc, schedule.RiverConfig{Config: sc}, a.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	}
-	if err := rs.SetJobEngine(sqlite.JobEngine{Insert: eng.InsertTx, Stats: eng.JobStats, List: eng.ListJobs}); err != nil {
+	if err := host.SetJobEngine(eng); err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	}
-	if n, err := rs.HandOverTableJobs(ctx); err != nil {
+	if n, err := host.HandOverTableJobs(ctx); err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	} else if n > 0 {
 		a.Logger.Info("unfinished jobs of the jobs table moved to river", "jobs", n)

@@ -1,0 +1,70 @@
+package imprint
+
+import "context"
+
+// Optional store capabilities.
+//
+// A capability every backend can provide is a method of the store
+// interfaces (Store, ServiceStore and the interfaces they embed). A
+// capability some backends cannot provide, or that a pipeline can do
+// without, is an optional one: a root interface whose Supports… method says
+// whether the store really has it. Pipelines find it with the As… function
+// of the capability, which checks both that the store implements the
+// interface and that it says it supports it, and fall back to the required
+// methods otherwise; storetest.Run asks the same question and runs the
+// capability's cases only when the answer is yes (the way River's driver
+// suite asks a driver). A wrapper store that embeds a backend can so turn
+// a capability off by answering false.
+//
+// The optional capabilities are BatchAppender (record: group commit),
+// CaptureSaver (capture: many captures in one transaction), TermCounter
+// (extract: the keyword recall's term weights) and JobEngineHost (schedule:
+// an outside job engine writing in the store's transactions).
+
+// CaptureSaver is an optional capability of an EpisodeStore: it saves many
+// captures in one transaction. capture.Runner.RunMany uses it and falls
+// back to one SaveCapture per episode when the store lacks it.
+type CaptureSaver interface {
+	// SupportsCaptureSaver reports whether SaveCaptures works on this store.
+	SupportsCaptureSaver() bool
+	// SaveCaptures does what SaveCapture does for each episode and its
+	// traces (traces[i] belongs to eps[i]), all in one transaction: any
+	// error saves nothing. ErrInvalid when the lengths differ; ErrConflict
+	// when an episode id belongs to another scope.
+	SaveCaptures(ctx context.Context, eps []Episode, traces [][]Trace) error
+}
+
+// TermCounter is an optional capability of a Searcher: it counts, cheaply
+// and capped, the records of a scope holding each of some terms, so a
+// keyword query can prefer rare terms. The dedup recall of extraction uses
+// it and ranks terms by length when the store lacks it.
+type TermCounter interface {
+	// SupportsTermCounts reports whether CountTermMatches works on this store.
+	SupportsTermCounts() bool
+	// CountTermMatches returns, for each term, how many records of kind in
+	// scope hold it in the keyword index, counting at most limit per term.
+	// A term with no searchable token counts 0. ErrInvalid for an unknown
+	// kind or an incomplete scope.
+	CountTermMatches(ctx context.Context, scope Scope, kind Kind, terms []string, limit int) ([]int, error)
+}
+
+// AsBatchAppender returns s as a BatchAppender when it implements one and
+// supports it.
+func AsBatchAppender(s any) (BatchAppender, bool) {
+	b, ok := s.(BatchAppender)
+	return b, ok && b.SupportsBatchAppend()
+}
+
+// AsCaptureSaver returns s as a CaptureSaver when it implements one and
+// supports it.
+func AsCaptureSaver(s any) (CaptureSaver, bool) {
+	c, ok := s.(CaptureSaver)
+	return c, ok && c.SupportsCaptureSaver()
+}
+
+// AsTermCounter returns s as a TermCounter when it implements one and
+// supports it.
+func AsTermCounter(s any) (TermCounter, bool) {
+	c, ok := s.(TermCounter)
+	return c, ok && c.SupportsTermCounts()
+}

@@ -1,0 +1,330 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// The cases of the optional capabilities (imprint's capability.go). Each
+// runs only when the store says it supports the capability; otherwise it
+// is skipped with a line saying so, the way River's driver suite asks a
+// driver what it supports.
+
+// optionalTests are the optional capabilities' cases: supported asks the
+// store, fn runs on it.
+var optionalTests = []struct {
+	name      string
+	supported func(s imprint.Store) bool
+	fn        func(t *testing.T, s imprint.Store)
+}{
+	{"BatchAppend", func(s imprint.Store) bool { _, ok := imprint.AsBatchAppender(s); return ok }, testBatchAppend},
+	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
+	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
+}
+
+// runOptional runs the cases of the optional capabilities the stores of
+// open support and skips the others.
+func runOptional(t *testing.T, open func(t *testing.T) imprint.Store) {
+	t.Helper()
+	for _, tc := range optionalTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			t.Cleanup(func() { _ = s.Close() })
+			if !tc.supported(s) {
+				t.Skipf("store does not support %s", tc.name)
+			}
+			tc.fn(t, s)
+		})
+	}
+}
+
+func testBatchAppend(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	ba, _ := imprint.AsBatchAppender(s)
+	appendMsgs(t, s, scopeA, "s1", msg("m1", imprint.RoleUser, "first", 0))
+	res, err := ba.AppendMessageBatches(ctx, []imprint.MessageBatch{
+		{Scope: scopeA, SessionID: "s1", Messages: []imprint.Message{msg("m1", imprint.RoleUser, "first", 0), msg("m2", imprint.RoleUser, "second", 1)}},
+		{Scope: scopeB, SessionID: "s1", Messages: []imprint.Message{msg("m1", imprint.RoleUser, "other scope", 0)}, MarkDueAt: 1},
+		{Scope: scopeA, SessionID: "s1", Messages: []imprint.Message{msg("m2", imprint.RoleUser, "second", 1), msg("m3", imprint.RoleAssistant, "third", 2)}, MarkDueAt: 2},
+	})
+	must(t, err)
+	if len(res) != 3 {
+		t.Fatalf("%d results for 3 batches", len(res))
+	}
+	got := [][2][]string{}
+	for _, r := range res {
+		got = append(got, [2][]string{r.Inserted, r.Duplicates})
+	}
+	want := [][2][]string{{{"m2"}, {"m1"}}, {{"m1"}, nil}, {{"m3"}, {"m2"}}}
+	if d := diff(want, got); d != "" {
+		t.Errorf("inserted and duplicates per batch (-want +got):\n%s", d)
+	}
+	// The second batch of scope A saw 2 user rounds: due at 2.
+	if !res[2].Session.ExtractionDue || res[2].Session.RoundsSinceExtraction != 2 || !res[1].Session.ExtractionDue {
+		t.Errorf("sessions after the batches: %+v / %+v, want both due", res[1].Session, res[2].Session)
+	}
+	sess, err := s.GetSession(ctx, scopeA, "s1")
+	must(t, err)
+	if !sess.ExtractionDue {
+		t.Error("the due flag of MarkDueAt was not stored")
+	}
+	// An invalid batch stores nothing, not even the valid ones before it.
+	_, err = ba.AppendMessageBatches(ctx, []imprint.MessageBatch{
+		{Scope: scopeA, SessionID: "s2", Messages: []imprint.Message{msg("x1", imprint.RoleUser, "fine", 0)}},
+		{Scope: scopeA, SessionID: "s2", Messages: []imprint.Message{msg("", imprint.RoleUser, "no id", 1)}},
+	})
+	wantErr(t, "a batch with a message without id", err, imprint.ErrInvalid)
+	_, err = s.GetMessage(ctx, scopeA, "s2", "x1")
+	wantErr(t, "message of a refused batch call", err, imprint.ErrNotFound)
+}
+
+func testSaveCaptures(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	cs, _ := imprint.AsCaptureSaver(s)
+	e1, e2 := episode("ep-1", scopeA), episode("ep-2", scopeA)
+	wantErr(t, "SaveCaptures with more episodes than trace lists",
+		cs.SaveCaptures(ctx, []imprint.Episode{e1, e2}, [][]imprint.Trace{steps(1, "a")}), imprint.ErrInvalid)
+	must(t, cs.SaveCaptures(ctx, []imprint.Episode{e1, e2}, [][]imprint.Trace{steps(2, "a"), steps(1, "b")}))
+	// Saving again is idempotent, as SaveCapture is.
+	must(t, cs.SaveCaptures(ctx, []imprint.Episode{e1, e2}, [][]imprint.Trace{steps(2, "a"), steps(1, "b")}))
+	for id, want := range map[string][]string{"ep-1": {"a-step-0", "a-step-1"}, "ep-2": {"b-step-0"}} {
+		got, err := s.GetEpisode(ctx, scopeA, id)
+		must(t, err)
+		if d := diff(want, got.TraceIDs); d != "" {
+			t.Errorf("trace ids of %s (-want +got):\n%s", id, d)
+		}
+		trs, err := s.ListTraces(ctx, scopeA, imprint.TraceFilter{EpisodeID: id})
+		must(t, err)
+		if d := diff(want, traceIDs(trs)); d != "" {
+			t.Errorf("traces of %s (-want +got):\n%s", id, d)
+		}
+	}
+	// One conflict (ep-1 is scope A's) saves nothing of the call.
+	e3, clash := episode("ep-3", scopeB), episode("ep-1", scopeB)
+	err := cs.SaveCaptures(ctx, []imprint.Episode{e3, clash}, [][]imprint.Trace{steps(1, "c"), steps(1, "d")})
+	wantErr(t, "SaveCaptures with an episode of another scope", err, imprint.ErrConflict)
+	_, err = s.GetEpisode(ctx, scopeB, "ep-3")
+	wantErr(t, "episode of a refused SaveCaptures", err, imprint.ErrNotFound)
+}
+
+func testCountTermMatches(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	tc, _ := imprint.AsTermCounter(s)
+	a1, a2, a3 := memory("a1", "User booked a flight to Lisbon", 0), memory("a2", "User books flights often", 1), memory("a3", "用户喜欢北京烤鸭", 2)
+	b1, b2 := memory("b1", "flight delayed", 0), memory("b2", "another flight to Lisbon", 1)
+	b1.Scope, b2.Scope = scopeB, scopeB
+	putAll(t, s, a1, a2, a3, b1, b2)
+	got, err := tc.CountTermMatches(ctx, scopeA, imprint.KindMemory, []string{"flight", "lisbon", "北京", "porto", `"`}, 10)
+	must(t, err)
+	// Stemmed (books, flights), in scope A only; a CJK bigram; nothing
+	// searchable counts 0.
+	if d := diff([]int{2, 1, 1, 0, 0}, got); d != "" {
+		t.Errorf("counts of scope A (-want +got):\n%s", d)
+	}
+	gotB, err := tc.CountTermMatches(ctx, scopeB, imprint.KindMemory, []string{"flight", "lisbon", "北京"}, 10)
+	must(t, err)
+	if d := diff([]int{2, 1, 0}, gotB); d != "" {
+		t.Errorf("counts of scope B (-want +got):\n%s", d)
+	}
+	none, err := tc.CountTermMatches(ctx, scopeC, imprint.KindMemory, []string{"flight"}, 10)
+	must(t, err)
+	if d := diff([]int{0}, none); d != "" {
+		t.Errorf("counts of a scope with no memories (-want +got):\n%s", d)
+	}
+	capped, err := tc.CountTermMatches(ctx, scopeA, imprint.KindMemory, []string{"flight"}, 1)
+	must(t, err)
+	if d := diff([]int{1}, capped); d != "" {
+		t.Errorf("count capped at 1 (-want +got):\n%s", d)
+	}
+	_, err = tc.CountTermMatches(ctx, scopeA, "thing", []string{"x"}, 10)
+	wantErr(t, "CountTermMatches of an unknown kind", err, imprint.ErrInvalid)
+	_, err = tc.CountTermMatches(ctx, imprint.Scope{Tenant: "acme"}, imprint.KindMemory, []string{"x"}, 10)
+	wantErr(t, "CountTermMatches without a full scope", err, imprint.ErrInvalid)
+}
+
+// RunJobEngineHost runs the cases of imprint.JobEngineHost[TTx] against
+// stores made by open (fresh, empty, migrated; the suite closes them),
+// with a recording job engine, when they support it, and skips them
+// otherwise. Run calls it; TTx is the stores' transaction type.
+func RunJobEngineHost[TTx any](t *testing.T, open func(t *testing.T) imprint.ServiceStore) {
+	t.Helper()
+	for _, tc := range []struct {
+		name string
+		fn   func(t *testing.T, s imprint.ServiceStore, h imprint.JobEngineHost[TTx], e *recordingEngine[TTx])
+	}{
+		{"JobEngineTakesEnqueues", testJobEngineTakesEnqueues[TTx]},
+		{"JobEngineFailureRollsBack", testJobEngineFailureRollsBack[TTx]},
+		{"JobEngineHandOver", testJobEngineHandOver[TTx]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := open(t)
+			t.Cleanup(func() { _ = s.Close() })
+			h, ok := imprint.AsJobEngineHost[TTx](s)
+			if !ok {
+				t.Skip("store does not support a job engine of this transaction type")
+			}
+			tc.fn(t, s, h, &recordingEngine[TTx]{})
+		})
+	}
+}
+
+// recordingEngine is a job engine that keeps the jobs it is given in
+// memory (whatever becomes of the store's transaction) and fails every
+// insert while fail is set.
+type recordingEngine[TTx any] struct {
+	mu   sync.Mutex
+	jobs []imprint.Job
+	fail error
+}
+
+func (e *recordingEngine[TTx]) InsertTx(_ context.Context, _ TTx, j imprint.Job) (imprint.Job, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fail != nil {
+		return j, false, e.fail
+	}
+	for _, old := range e.jobs {
+		if j.UniqueKey != "" && old.UniqueKey == j.UniqueKey {
+			return old, false, nil
+		}
+	}
+	j.ID, j.State = int64(len(e.jobs)+1), imprint.JobAvailable
+	e.jobs = append(e.jobs, j)
+	return j, true, nil
+}
+
+func (e *recordingEngine[TTx]) JobStats(_ context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var st imprint.JobStats
+	for _, j := range e.jobs {
+		if scope == nil || j.Scope == *scope {
+			st.Available++
+		}
+	}
+	return st, nil
+}
+
+func (e *recordingEngine[TTx]) ListJobs(_ context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := []imprint.Job{}
+	for i := len(e.jobs) - 1; i >= 0 && len(out) < max(limit, 1); i-- {
+		if j := e.jobs[i]; j.State == state && (scope == nil || j.Scope == *scope) {
+			out = append(out, j)
+		}
+	}
+	return out, nil
+}
+
+func (e *recordingEngine[TTx]) kinds() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return ids(e.jobs, func(j imprint.Job) string { return string(j.Kind) + " " + j.SessionID + " " + j.EpisodeID })
+}
+
+// testJobEngineTakesEnqueues checks that, with an engine installed,
+// EnqueueJob, CloseEpisode and SubmitEpisode hand their jobs to it (scope
+// and ids filled in, unique keys kept), the jobs table takes none, and
+// JobStats and ListJobs answer from the engine.
+func testJobEngineTakesEnqueues[TTx any](t *testing.T, s imprint.ServiceStore, h imprint.JobEngineHost[TTx], e *recordingEngine[TTx]) {
+	ctx := ctxFor(t)
+	wantErr(t, "SetJobEngine(nil)", h.SetJobEngine(nil), imprint.ErrInvalid)
+	must(t, h.SetJobEngine(e))
+	first := enqueue(t, s, imprint.Job{Kind: imprint.JobExtract, Scope: scopeA, SessionID: "s1", UniqueKey: imprint.ExtractJobKey(scopeA, "s1")})
+	again, inserted, err := s.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scopeA, SessionID: "s1", UniqueKey: imprint.ExtractJobKey(scopeA, "s1")})
+	must(t, err)
+	if inserted || again.ID != first.ID {
+		t.Errorf("second enqueue of the key: inserted %v job %d, want the engine's job %d", inserted, again.ID, first.ID)
+	}
+	_, _, err = s.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, SessionID: "s1"})
+	wantErr(t, "EnqueueJob without scope (validated before the engine)", err, imprint.ErrInvalid)
+	_, err = s.AppendTurns(ctx, scopeA, "s2", []imprint.Turn{turn("t1", imprint.RoleUser, "hi", 0)}, "ep-live")
+	must(t, err)
+	_, err = s.CloseEpisode(ctx, scopeA, "ep-live", imprint.ClosedFinalized, &imprint.Job{Kind: imprint.JobCapture})
+	must(t, err)
+	must(t, s.SubmitEpisode(ctx, episode("ep-sub", scopeB), imprint.Job{Kind: imprint.JobCapture}))
+	if d := diff([]string{"extract s1 ", "capture s2 ep-live", "capture s1 ep-sub"}, e.kinds()); d != "" {
+		t.Errorf("jobs the engine got (-want +got):\n%s", d)
+	}
+	if got := claim(t, s, imprint.At(time.Now().Add(time.Hour)), 10); len(got) != 0 {
+		t.Errorf("the jobs table took jobs with an engine installed: %v", jobIDs(got))
+	}
+	st, err := s.JobStats(ctx, &scopeA)
+	must(t, err)
+	if st != (imprint.JobStats{Available: 2}) {
+		t.Errorf("JobStats of scope A = %+v, want the engine's 2 available", st)
+	}
+	listed := listJobs(t, s, &scopeB, imprint.JobAvailable)
+	if len(listed) != 1 || listed[0].EpisodeID != "ep-sub" {
+		t.Errorf("ListJobs of scope B = %+v, want the engine's capture of ep-sub", listed)
+	}
+}
+
+// testJobEngineFailureRollsBack checks that a failed engine insert fails
+// the store call and writes nothing of it: the episode stays open, the
+// submitted episode is not saved.
+func testJobEngineFailureRollsBack[TTx any](t *testing.T, s imprint.ServiceStore, h imprint.JobEngineHost[TTx], e *recordingEngine[TTx]) {
+	ctx := ctxFor(t)
+	must(t, h.SetJobEngine(e))
+	_, err := s.AppendTurns(ctx, scopeA, "s1", []imprint.Turn{turn("t1", imprint.RoleUser, "hi", 0)}, "ep-live")
+	must(t, err)
+	boom := errors.New("engine down")
+	e.fail = boom
+	if _, err := s.CloseEpisode(ctx, scopeA, "ep-live", imprint.ClosedFinalized, &imprint.Job{Kind: imprint.JobCapture}); err == nil {
+		t.Error("CloseEpisode succeeded although the engine refused its job")
+	}
+	if _, err := s.OpenEpisode(ctx, scopeA, "s1"); err != nil {
+		t.Errorf("the episode was closed although its job was refused: %v", err)
+	}
+	if err := s.SubmitEpisode(ctx, episode("ep-sub", scopeA), imprint.Job{Kind: imprint.JobCapture}); err == nil {
+		t.Error("SubmitEpisode succeeded although the engine refused its job")
+	}
+	_, err = s.GetEpisode(ctx, scopeA, "ep-sub")
+	wantErr(t, "episode of a refused SubmitEpisode", err, imprint.ErrNotFound)
+}
+
+// testJobEngineHandOver checks that the unfinished jobs of the jobs table
+// move to the engine once, attempts reset, and finished ones stay.
+func testJobEngineHandOver[TTx any](t *testing.T, s imprint.ServiceStore, h imprint.JobEngineHost[TTx], e *recordingEngine[TTx]) {
+	ctx := ctxFor(t)
+	n, err := h.HandOverTableJobs(ctx)
+	must(t, err)
+	if n != 0 {
+		t.Errorf("HandOverTableJobs without an engine moved %d jobs", n)
+	}
+	enqueue(t, s, imprint.Job{Kind: imprint.JobExtract, Scope: scopeA, SessionID: "s1", RunAt: at(0)})
+	done := enqueue(t, s, imprint.Job{Kind: imprint.JobEmbed, Scope: scopeB, RunAt: at(0)})
+	enqueue(t, s, imprint.Job{Kind: imprint.JobCapture, Scope: scopeB, SessionID: "s1", EpisodeID: "ep-1", RunAt: at(5)})
+	claimed := claim(t, s, at(1), 10)
+	if len(claimed) != 2 {
+		t.Fatalf("claimed %d jobs, want 2", len(claimed))
+	}
+	must(t, s.CompleteJob(ctx, done.ID))
+	must(t, h.SetJobEngine(e))
+	n, err = h.HandOverTableJobs(ctx)
+	must(t, err)
+	if n != 2 {
+		t.Errorf("HandOverTableJobs moved %d jobs, want the 2 unfinished", n)
+	}
+	if d := diff([]string{"extract s1 ", "capture s1 ep-1"}, e.kinds()); d != "" {
+		t.Errorf("jobs the engine got (-want +got):\n%s", d)
+	}
+	for _, j := range e.jobs {
+		if j.Attempts != 0 || j.LastError != "" {
+			t.Errorf("handed-over job %+v keeps its attempts", j)
+		}
+	}
+	n, err = h.HandOverTableJobs(ctx)
+	must(t, err)
+	if n != 0 {
+		t.Errorf("a second hand-over moved %d jobs", n)
+	}
+}

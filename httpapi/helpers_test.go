@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/embedding"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/search"
@@ -74,6 +75,7 @@ func newEnv(t testing.TB, cfg Config) *env {
 		Recorder: rec,
 		Sessions: mgr,
 		Jobs:     storeJobs{db},
+		Ingest:   &ingest.Due{Jobs: storeJobs{db}},
 		Search:   search.Searcher{Store: db, Embedder: emb},
 		Calls:    calls,
 	}, cfg)

@@ -49,16 +49,12 @@ func (s *Server) postMessages(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.metrics.messagesRecorded.Add(int64(res.RecordedCount))
-	if res.SchedulerNotified && s.d.Jobs != nil {
-		// every_n_rounds reached: queue the session's extraction now rather
-		// than at the planner's next tick (unique per session, so this
-		// joins a job already queued). The messages are recorded either
-		// way; a failed enqueue leaves the session due for the planner.
-		if _, err := s.d.Jobs.Enqueue(r.Context(), imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sid,
-			UniqueKey: imprint.ExtractJobKey(scope, sid)}); err != nil {
-			s.log.Warn("queue extraction of a due session failed", "session_id", sid, "error", err)
-		}
-		s.wake()
+	if s.d.Ingest != nil {
+		// every_n_rounds reached: the session's extraction is queued now
+		// rather than at the planner's next tick; messages stored without
+		// a vector get the embedding retry.
+		s.d.Ingest.MessagesRecorded(r.Context(), scope, imprint.Recorded{SessionID: sid, Messages: res.RecordedCount,
+			Unembedded: res.RecordedCount - res.VectorsWritten, ExtractionDue: res.SchedulerNotified})
 	}
 	return writeJSON(w, http.StatusOK, res)
 }

@@ -64,6 +64,10 @@ type Deps struct {
 	Recorder Recorder
 	Sessions Sessions
 	Jobs     Jobs
+	// Ingest queues what recording messages made due (extraction, the
+	// embedding retry) and the extraction a client asks for; nil queues
+	// nothing after a recording, and the extract endpoint answers 500.
+	Ingest imprint.Ingest
 	// Search runs hybrid search; its Store is normally Store.
 	Search search.Searcher
 	// Calls is the in-process LLM call log for /metrics and /v1/status;

@@ -142,14 +142,12 @@ func (s *Server) postExtract(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if pending > 0 {
-		if s.d.Jobs == nil {
+		if s.d.Ingest == nil {
 			return errNoJobs
 		}
-		if _, err := s.d.Jobs.Enqueue(r.Context(), imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: id,
-			UniqueKey: imprint.ExtractJobKey(scope, id)}); err != nil {
+		if err := s.d.Ingest.ExtractSession(r.Context(), scope, id); err != nil {
 			return err
 		}
-		s.wake()
 	}
 	return writeJSON(w, http.StatusAccepted, extractBody{SessionID: id, PendingMessages: pending})
 }

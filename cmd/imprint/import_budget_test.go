@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/llm/llmtest"
 	"github.com/imprint-dev/imprint/sqlite"
 )
@@ -167,7 +168,7 @@ func TestImportLockOneAtATime(t *testing.T) {
 	}()
 	waitFor(t, "the first import calls the LLM", func() bool { return len(srv.Requests()) > 0 })
 
-	lockPath := filepath.Join(dir, importLockName)
+	lockPath := filepath.Join(dir, ingest.LockName)
 	noWait := exec.Command(bin, "import", "--no-wait", "--data-dir", dir, path)
 	noWait.Env = env
 	out, err := noWait.CombinedOutput()

@@ -362,11 +362,11 @@ func TestImportBarShowsCounts(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	bar := newImportBar(&buf, 3, 0)
-	bar.update(&importSummary{MessagesRecorded: 18})
-	bar.episodes(4)
-	bar.memories(2)
-	bar.memories(3)
-	bar.advance(&importSummary{MessagesRecorded: 25})
+	bar.Update(&importSummary{MessagesRecorded: 18})
+	bar.Episodes(4)
+	bar.Memories(2)
+	bar.Memories(3)
+	bar.Advance(&importSummary{MessagesRecorded: 25})
 	bar.finish()
 	var got []string
 	for _, s := range barRe.FindAllString(buf.String(), -1) {
@@ -386,10 +386,10 @@ func TestImportBarShowsCounts(t *testing.T) {
 	}
 	// A bar for no terminal draws nothing and does not fail.
 	var none importBar
-	none.update(&importSummary{MessagesRecorded: 1})
-	none.episodes(1)
-	none.memories(1)
-	none.advance(&importSummary{})
+	none.Update(&importSummary{MessagesRecorded: 1})
+	none.Episodes(1)
+	none.Memories(1)
+	none.Advance(&importSummary{})
 	none.finish()
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/sqlite"
 )
@@ -35,7 +36,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 		Use: "import-one-by-one",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			sources, _, err := collectSources(args, "auto")
+			sources, _, err := ingest.CollectSources(args, ingest.FormatAuto)
 			if err != nil {
 				return err
 			}
@@ -50,7 +51,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 			var sessions []string
 			seen := map[string]bool{}
 			for _, src := range sources {
-				trs, _, err := readSource(src, time.UTC)
+				trs, _, err := src.Read(time.UTC)
 				if err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"context"
@@ -23,21 +23,21 @@ const (
 	estToolOutputRunes = 2000
 )
 
-// estimate accumulates what a real import would send to an LLM.
-type estimate struct {
-	cfg *Config
-	// capture is the capture runner's configuration (defaults filled in).
-	capture capture.Config
-	calls   int
-	tokens  int
+// Estimate accumulates what a real import would send to an LLM: Calls
+// LLM calls with Tokens prompt tokens in all.
+type Estimate struct {
+	// Capture is the capture runner's configuration (defaults filled in).
+	Capture capture.Config
+	Calls   int
+	Tokens  int
 	// newQualified counts, per session, the new messages that pass the
 	// quality gate, and their estimated tokens.
 	newQualified map[string][2]int
 }
 
-// messages returns how many of tr's messages are not recorded yet and notes
+// Messages returns how many of tr's messages are not recorded yet and notes
 // the qualified ones for the extraction estimate.
-func (e *estimate) messages(ctx context.Context, st imprint.Store, scope imprint.Scope, tr importer.Transcript) (int, error) {
+func (e *Estimate) Messages(ctx context.Context, st imprint.Store, scope imprint.Scope, tr importer.Transcript) (int, error) {
 	if e.newQualified == nil {
 		e.newQualified = map[string][2]int{}
 	}
@@ -66,13 +66,13 @@ func (e *estimate) messages(ctx context.Context, st imprint.Store, scope imprint
 	return n, nil
 }
 
-// episode adds the scoring calls capture would make for ep, as
+// Episode adds the scoring calls capture would make for ep, as
 // capture.PlannedCalls counts them under the capture runner's
 // configuration: none for an abandoned episode that is not captured.
 // Prompt tokens are the episode's text (tool outputs cut) plus the
 // instructions of each call.
-func (e *estimate) episode(ep imprint.Episode) {
-	c := e.capture
+func (e *Estimate) Episode(ep imprint.Episode) {
+	c := e.Capture
 	if ep.ClosedBy == imprint.ClosedAbandoned && !c.CaptureAbandoned {
 		return
 	}
@@ -94,14 +94,14 @@ func (e *estimate) episode(ep imprint.Episode) {
 	if planned.BatchedReflection > 0 {
 		overhead = estCaptureOverhead
 	}
-	e.calls += calls
-	e.tokens += calls*overhead + tokens
+	e.Calls += calls
+	e.Tokens += calls*overhead + tokens
 }
 
-// pending adds the extraction windows of the sessions: the messages already
+// Pending adds the extraction windows of the sessions: the messages already
 // pending in the store plus the new qualified ones, in windows of
 // windowSize, each an extraction call and at most one judge call.
-func (e *estimate) pending(ctx context.Context, st imprint.Store, scope imprint.Scope, sessions []string, windowSize int) error {
+func (e *Estimate) Pending(ctx context.Context, st imprint.Store, scope imprint.Scope, sessions []string, windowSize int) error {
 	if windowSize <= 0 {
 		windowSize = 10
 	}
@@ -122,9 +122,9 @@ func (e *estimate) pending(ctx context.Context, st imprint.Store, scope imprint.
 			continue
 		}
 		windows := (count + windowSize - 1) / windowSize
-		e.calls += 2 * windows
+		e.Calls += 2 * windows
 		// Each window also shows up to half a window of background.
-		e.tokens += windows*(estExtractOverhead+estDedupPerWindow) + tokens + tokens/2
+		e.Tokens += windows*(estExtractOverhead+estDedupPerWindow) + tokens + tokens/2
 	}
 	return nil
 }

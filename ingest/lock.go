@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"context"
@@ -12,27 +12,27 @@ import (
 	"github.com/imprint-dev/imprint"
 )
 
-// importLockName is the lock file imprint import holds in the data dir, so
+// LockName is the lock file imprint import holds in the data dir, so
 // that one import at a time writes it (two would both spend the LLM on the
 // same work and both append it to the records log). imprint serve does not
 // take it: serve and an import coexist, as before.
-const importLockName = "import.lock"
+const LockName = "import.lock"
 
 // importLockPoll is how often a waiting import tries the lock again.
 const importLockPoll = 100 * time.Millisecond
 
-// lockImport takes the import lock of the data dir and returns its
-// release. When another import holds it, it prints a line naming the lock
-// and the holder's pid and waits until the lock is free or ctx ends; with
+// LockImport takes the import lock of dataDir and returns its release.
+// When another import holds it, it calls waiting with the lock's path and
+// the holder's pid and waits until the lock is free or ctx ends; with
 // noWait it returns an error of kind ErrUnavailable (exit 1) naming them
 // instead. The kernel drops the lock of a process that dies, so a killed
 // import never leaves it held. On systems without flock(2) no lock is
 // taken.
-func (a *App) lockImport(ctx context.Context, noWait bool) (func(), error) {
-	if err := os.MkdirAll(a.Config.DataDir, 0o700); err != nil {
+func LockImport(ctx context.Context, dataDir string, noWait bool, waiting func(path, holder string)) (func(), error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("import lock: create data dir: %w: %v", imprint.ErrUnavailable, err)
 	}
-	path := filepath.Join(a.Config.DataDir, importLockName)
+	path := filepath.Join(dataDir, LockName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("import lock %s: %w: %v", path, imprint.ErrUnavailable, err)
@@ -45,7 +45,9 @@ func (a *App) lockImport(ctx context.Context, noWait bool) (func(), error) {
 			return nil, fmt.Errorf("%w: another imprint import (pid %s) holds the import lock %s: run again once it is done, or without --no-wait to wait for it",
 				imprint.ErrUnavailable, holder, path)
 		}
-		fmt.Fprintf(a.Stderr, "imprint: waiting for the import lock %s held by pid %s\n", path, holder)
+		if waiting != nil {
+			waiting(path, holder)
+		}
 		t := time.NewTicker(importLockPoll)
 		defer t.Stop()
 		for err == nil && !got {

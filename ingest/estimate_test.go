@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"context"
@@ -83,13 +83,13 @@ func TestEstimateEpisodeMatchesCapture(t *testing.T) {
 			if len(res.Warnings) != 0 {
 				t.Fatalf("capture warnings %+v", res.Warnings)
 			}
-			est := &estimate{capture: r.Config()}
-			est.episode(ep)
-			if made := len(srv.Requests()); est.calls != made {
-				t.Errorf("estimated %d calls, capture made %d (%+v)", est.calls, made, res.LLMCalls)
+			est := &Estimate{Capture: r.Config()}
+			est.Episode(ep)
+			if made := len(srv.Requests()); est.Calls != made {
+				t.Errorf("estimated %d calls, capture made %d (%+v)", est.Calls, made, res.LLMCalls)
 			}
-			if (est.calls == 0) != (est.tokens == 0) {
-				t.Errorf("estimated %d calls with %d prompt tokens", est.calls, est.tokens)
+			if (est.Calls == 0) != (est.Tokens == 0) {
+				t.Errorf("estimated %d calls with %d prompt tokens", est.Calls, est.Tokens)
 			}
 		})
 	}

@@ -1,0 +1,352 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/capture"
+	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/record"
+)
+
+// Summary is what an import did (or, in a dry run, would do); imprint
+// import --json prints it as one object.
+type Summary struct {
+	Files            int                `json:"files"`
+	Transcripts      int                `json:"transcripts"`
+	MessagesRecorded int                `json:"messages_recorded"`
+	MessagesSkipped  int                `json:"messages_skipped"`
+	Episodes         int                `json:"episodes"`
+	EpisodesSkipped  int                `json:"episodes_unchanged"`
+	Traces           int                `json:"traces"`
+	Memories         MemoryDecisions    `json:"memories"`
+	Warnings         []importer.Warning `json:"warnings"`
+	LLMCalls         int                `json:"llm_calls"`
+	PromptTokens     int                `json:"prompt_tokens"`
+	CompletionTokens int                `json:"completion_tokens"`
+	// Dry-run only.
+	DryRun                bool `json:"dry_run,omitempty"`
+	LLMConfigured         bool `json:"llm_configured"`
+	EstimatedLLMCalls     *int `json:"estimated_llm_calls,omitempty"`
+	EstimatedPromptTokens *int `json:"estimated_prompt_tokens,omitempty"`
+	// LLMBudgetReached is set when the import stopped at the LLM budget
+	// (--max-llm-calls or llm.budget): EpisodesLeft episodes were not
+	// captured and PendingMessages messages wait for extraction; importing
+	// the same paths again resumes.
+	LLMBudgetReached bool `json:"llm_budget_reached,omitempty"`
+	EpisodesLeft     int  `json:"episodes_left,omitempty"`
+	PendingMessages  int  `json:"pending_messages,omitempty"`
+}
+
+// MemoryDecisions counts the dedup decisions of the extracted memories.
+type MemoryDecisions struct {
+	Store  int `json:"store"`
+	Update int `json:"update"`
+	Merge  int `json:"merge"`
+	Skip   int `json:"skip"`
+}
+
+// Progress is told how an import goes (a progress bar); it must be safe
+// for concurrent use: capture and extraction report from their own
+// goroutines.
+type Progress interface {
+	// Update is called after each chunk of transcripts is recorded.
+	Update(s *Summary)
+	// Advance is called when a source is done.
+	Advance(s *Summary)
+	// Episodes sets the number of episodes captured so far.
+	Episodes(n int)
+	// Memories adds n extracted memories.
+	Memories(n int)
+}
+
+// NoProgress reports nothing.
+type NoProgress struct{}
+
+// Update implements Progress.
+func (NoProgress) Update(*Summary) {}
+
+// Advance implements Progress.
+func (NoProgress) Advance(*Summary) {}
+
+// Episodes implements Progress.
+func (NoProgress) Episodes(int) {}
+
+// Memories implements Progress.
+func (NoProgress) Memories(int) {}
+
+// Importer imports transcripts into one scope: it reads the sources a few
+// ahead of the one being imported, records their messages a chunk of
+// transcripts at a time, and captures their episodes and extracts their
+// sessions alongside. It is idempotent and resumable: messages and
+// episodes already imported are skipped.
+type Importer struct {
+	Store imprint.Store
+	Scope imprint.Scope
+	// Recorder records the L0 messages; nil with DryRun.
+	Recorder *record.Recorder
+	// Capture captures episodes into traces; nil does not capture.
+	Capture *capture.Runner
+	// Extract extracts the imported sessions; nil (or DryRun) leaves
+	// their messages pending.
+	Extract *extract.Runner
+	// DryRun reads and counts but writes nothing, and estimates the LLM
+	// calls and prompt tokens of a real import (unless NoExtract, with
+	// the extraction windows of the sessions).
+	DryRun    bool
+	NoExtract bool
+	// WindowSize is extraction.max_messages_per_extraction, for the
+	// estimate.
+	WindowSize int
+	// Location is the time zone of zone-less dates; nil is UTC.
+	Location *time.Location
+	// Progress is told how the import goes; nil reports nothing.
+	Progress Progress
+}
+
+// Run imports sources. It returns what it did; after an LLM budget
+// refusal it stops cleanly with LLMBudgetReached set. A source that is not
+// valid input is a warning when there are several, an ErrInvalid error
+// when it is the only one.
+func (im *Importer) Run(ctx context.Context, sources []Source) (*Summary, error) {
+	sum := &Summary{Files: len(sources), DryRun: im.DryRun}
+	bar := im.Progress
+	if bar == nil {
+		bar = NoProgress{}
+	}
+	loc := im.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	var est *Estimate
+	if im.DryRun {
+		est = &Estimate{}
+		if im.Capture != nil {
+			est.Capture = im.Capture.Config()
+		}
+	}
+	var ex *extractStage
+	if !im.DryRun && !im.NoExtract && im.Extract != nil {
+		ex = startExtract(ctx, im.Extract, im.Scope, bar)
+	}
+	var cs *captureStage
+	if im.Capture != nil && !im.DryRun {
+		cs = im.startCapture(ctx, bar)
+	}
+	sessions, err := im.importSources(ctx, sources, loc, sum, est, bar, cs, ex)
+	if cs != nil {
+		cerr := cs.finish(err != nil)
+		if err == nil {
+			err = cerr
+		}
+		cs.addTo(sum)
+	}
+	if ex != nil {
+		// Extraction has been given every session; wait for it to finish
+		// them (or, after an error, to stop) and take its counts.
+		xerr := ex.finish(err != nil)
+		if err == nil {
+			err = xerr
+		}
+		ex.addTo(sum)
+	}
+	if err != nil {
+		return sum, err
+	}
+	if cs != nil && cs.refused != nil || ex != nil && ex.refused != nil {
+		if err := im.budgetStop(ctx, sessions, sum, cs); err != nil {
+			return sum, err
+		}
+	}
+	if im.DryRun {
+		if !im.NoExtract {
+			if err := est.Pending(ctx, im.Store, im.Scope, sessions, im.WindowSize); err != nil {
+				return sum, err
+			}
+		}
+		calls, tokens := est.Calls, est.Tokens
+		sum.EstimatedLLMCalls, sum.EstimatedPromptTokens = &calls, &tokens
+	}
+	return sum, nil
+}
+
+// budgetStop fills in how far an import that stopped at the LLM budget got:
+// the episodes it did not capture and the messages of its sessions left
+// pending.
+func (im *Importer) budgetStop(ctx context.Context, sessions []string, sum *Summary, cs *captureStage) error {
+	sum.LLMBudgetReached = true
+	if cs != nil {
+		sum.EpisodesLeft = cs.left
+	}
+	for _, sid := range sessions {
+		n, err := im.Store.CountPending(ctx, im.Scope, sid)
+		if err != nil {
+			return fmt.Errorf("count pending messages of %s: %w", sid, err)
+		}
+		sum.PendingMessages += n
+	}
+	return nil
+}
+
+// estimateTranscript counts, in a dry run, the transcript's messages not
+// recorded yet and, when capturing, the episodes a real import would
+// capture, and adds them to est.
+func (im *Importer) estimateTranscript(ctx context.Context, tr importer.Transcript, sum *Summary, est *Estimate) error {
+	n, err := est.Messages(ctx, im.Store, im.Scope, tr)
+	if err != nil {
+		return err
+	}
+	sum.MessagesRecorded += n
+	sum.MessagesSkipped += len(tr.Messages) - n
+	if im.Capture == nil {
+		return nil
+	}
+	for _, ep := range tr.Episodes {
+		ep, skip, err := im.episodeToCapture(ctx, ep)
+		if err != nil {
+			return err
+		}
+		if skip {
+			sum.EpisodesSkipped++
+			continue
+		}
+		sum.Episodes++
+		est.Episode(ep)
+	}
+	return nil
+}
+
+// episodeToCapture gives an episode of a transcript its scope and id and
+// says whether it was captured before and is unchanged (skip).
+func (im *Importer) episodeToCapture(ctx context.Context, ep imprint.Episode) (imprint.Episode, bool, error) {
+	ep.Scope = im.Scope
+	// Episode ids are derived from the scope too, so one transcript can
+	// be imported into several scopes.
+	ep.ID = capture.DeriveEpisodeID(ep)
+	prev, err := im.Store.GetEpisode(ctx, im.Scope, ep.ID)
+	switch {
+	case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
+		return ep, true, nil // captured before and unchanged
+	case err != nil && !errors.Is(err, imprint.ErrNotFound):
+		return ep, false, fmt.Errorf("import episode %s: %w", ep.ID, err)
+	}
+	return ep, false, nil
+}
+
+// importSources reads the sources (a few ahead of the one being
+// imported, in parallel) and imports their transcripts in order: records
+// their messages, a chunk of transcripts at a time, and hands their
+// episodes to the capture stage cs; in a dry run (est) it only counts
+// them. When ex is not nil, each session is handed to it once its last
+// transcript in the source is recorded, so capture and extraction run
+// alongside the recording of the next transcripts. It returns the sessions
+// seen, in order of first appearance.
+func (im *Importer) importSources(ctx context.Context, sources []Source, loc *time.Location,
+	sum *Summary, est *Estimate, bar Progress, cs *captureStage, ex *extractStage) ([]string, error) {
+	reads := startReadAhead(ctx, sources, loc)
+	defer reads.close()
+	var sessions []string
+	seen := map[string]bool{}
+	for i, src := range sources {
+		rd, err := reads.next(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		sum.Warnings = append(sum.Warnings, rd.warns...)
+		if rd.err != nil {
+			if errors.Is(rd.err, imprint.ErrInvalid) && len(sources) > 1 {
+				// One bad file does not stop an import of many.
+				sum.Warnings = append(sum.Warnings, importer.Warning{File: src.Path, Message: rd.err.Error()})
+				bar.Advance(sum)
+				continue
+			}
+			return nil, rd.err
+		}
+		var last map[string]int // lastBySession(rd.trs), when extracting
+		for j := 0; j < len(rd.trs); j += recordChunk {
+			// Record the next transcripts of the source together (one
+			// transaction and one conversations-shard sync for many small
+			// transcripts), then hand them to capture and their sessions
+			// to extraction, which go on while the next ones are recorded.
+			chunk := rd.trs[j:min(j+recordChunk, len(rd.trs))]
+			if im.Recorder != nil && est == nil {
+				if err := im.recordChunk(ctx, chunk, sum); err != nil {
+					return nil, err
+				}
+			}
+			for _, tr := range chunk {
+				sum.Transcripts++
+				sum.Warnings = append(sum.Warnings, tr.Warnings...)
+				if !seen[tr.SessionID] {
+					seen[tr.SessionID] = true
+					sessions = append(sessions, tr.SessionID)
+				}
+				if est != nil {
+					if err := im.estimateTranscript(ctx, tr, sum, est); err != nil {
+						return nil, err
+					}
+				} else if cs != nil {
+					if err := cs.add(tr); err != nil {
+						return nil, err
+					}
+				}
+			}
+			bar.Update(sum)
+			if ex == nil {
+				continue
+			}
+			if last == nil {
+				last = lastBySession(rd.trs)
+			}
+			for k, tr := range chunk {
+				// A session is handed over after its last transcript.
+				if last[tr.SessionID] == j+k {
+					if err := ex.add(tr.SessionID); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		bar.Advance(sum)
+	}
+	return sessions, nil
+}
+
+// recordChunk is the most transcripts recorded together.
+const recordChunk = 64
+
+// recordChunk records the messages of trs with one RecordMany call.
+func (im *Importer) recordChunk(ctx context.Context, trs []importer.Transcript, sum *Summary) error {
+	batch := make([]record.Session, 0, len(trs))
+	for _, tr := range trs {
+		if len(tr.Messages) > 0 {
+			batch = append(batch, record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople})
+		}
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	res, err := im.Recorder.RecordMany(ctx, im.Scope, batch)
+	if err != nil {
+		return fmt.Errorf("record %s: %w", batch[0].SessionID, err)
+	}
+	for _, r := range res {
+		sum.MessagesRecorded += r.RecordedCount
+		sum.MessagesSkipped += len(r.Skipped)
+	}
+	return nil
+}
+
+// lastBySession returns, for each session of trs, the index of its last
+// transcript.
+func lastBySession(trs []importer.Transcript) map[string]int {
+	last := make(map[string]int, len(trs))
+	for i, tr := range trs {
+		last[tr.SessionID] = i
+	}
+	return last
+}

@@ -7,8 +7,8 @@ import (
 )
 
 // Engine runs imprint's durable jobs. Two engines implement it: Scheduler
-// over an imprint.JobStore (the store's own jobs table) and River (River on
-// the embedded SQLite database). Register handlers and listeners before Run.
+// over an imprint.JobStore (the store's own jobs table) and River (River
+// through the driver of the store's database). Register handlers and listeners before Run.
 type Engine interface {
 	// Handle registers h for jobs of kind.
 	Handle(kind imprint.JobKind, h Handler)

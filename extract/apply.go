@@ -10,7 +10,6 @@ import (
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/promptguard"
-	"github.com/imprint-dev/imprint/shard"
 )
 
 // Shard line ops (CONTRACTS §6).
@@ -404,13 +403,13 @@ type ReplayStats struct {
 	Existing int `json:"existing"`
 }
 
-// Replay rebuilds memories in store from the records shards in dir
-// (<data_dir>/records), oldest file first, so that the live set matches
+// Replay rebuilds memories in store from the records log (the day files
+// of <data_dir>/records, e.g. shard.Dir), oldest file first, so that the live set matches
 // the one that wrote the shards. Memories the store already has are left
 // alone, so a replay can be repeated. Memories get no vector; use
 // ReplayWith to embed them.
-func Replay(ctx context.Context, store imprint.MemoryStore, dir string) (ReplayStats, error) {
-	return ReplayWith(ctx, store, dir, nil)
+func Replay(ctx context.Context, store imprint.MemoryStore, log imprint.LogReader) (ReplayStats, error) {
+	return ReplayWith(ctx, store, log, nil)
 }
 
 // ReplayWith is Replay that embeds each memory with emb when emb is not
@@ -421,11 +420,11 @@ func Replay(ctx context.Context, store imprint.MemoryStore, dir string) (ReplayS
 // a conflict, or redone after it stopped between its log and its store
 // transactions) is replayed from its last line only, and not at all when
 // that line withdraws it (its store write failed).
-func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb imprint.Embedder) (ReplayStats, error) {
+func ReplayWith(ctx context.Context, store imprint.MemoryStore, log imprint.LogReader, emb imprint.Embedder) (ReplayStats, error) {
 	// First pass: the line number of each memory's last write.
 	last := map[string]int{}
 	n := 0
-	err := shard.Read(dir, func(line []byte) error {
+	err := log.Read(func(line []byte) error {
 		n++
 		var l struct {
 			Op     string `json:"op"`
@@ -449,7 +448,7 @@ func ReplayWith(ctx context.Context, store imprint.MemoryStore, dir string, emb 
 		return ReplayStats{}, err
 	}
 	var st ReplayStats
-	err = shard.Read(dir, func(line []byte) error {
+	err = log.Read(func(line []byte) error {
 		st.Lines++
 		var l RecordLine
 		if err := json.Unmarshal(line, &l); err != nil {

@@ -233,7 +233,7 @@ func TestWindowLoggedBeforeStoreReplaysAfterRedo(t *testing.T) {
 			}
 			// Replaying the log gives exactly the live set, with the ids.
 			fresh := openDB(t)
-			if _, err := ReplayWith(e.ctx, fresh, e.dir, embedding.NewHash()); err != nil {
+			if _, err := ReplayWith(e.ctx, fresh, shard.Dir(e.dir), embedding.NewHash()); err != nil {
 				t.Fatal(err)
 			}
 			got, err := fresh.ListMemories(e.ctx, e.scope, imprint.MemoryFilter{})
@@ -299,7 +299,7 @@ func TestReplayKeepsTheLastLineOfAMemoryAndDropsWithdrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := openDB(t)
-	st, err := Replay(ctx, db, dir)
+	st, err := Replay(ctx, db, shard.Dir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,21 +2,15 @@ package extract
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/shard"
 )
 
 // In-flight markers close the gap between the records log and the store.
@@ -25,8 +19,8 @@ import (
 // can give other memories, so the first attempt's lines would stay in the
 // log for memories no store holds. So before a window's (or a heuristic
 // batch's) lines are logged, the ids of the memories it is about to write
-// are written, durably, to a small marker file in
-// <records>/inflight/, removed once its store writes are done. A marker
+// are written, durably, to a small marker in the records log's journal
+// (<records>/inflight/), removed once its store writes are done. A marker
 // still there when a window of one of its sessions runs again means the
 // process stopped part-way: each listed memory the store does not hold
 // gets a withdraw line (so Replay drops it) and the marker goes.
@@ -34,9 +28,6 @@ import (
 // A listed memory the store holds is kept as logged: its id is derived
 // from its window, sources, type and content (assignIDs), and its store
 // transaction wrote the memory of its logged line, so the two agree.
-
-// inflightDirName is the folder, under the records folder, of the markers.
-const inflightDirName = "inflight"
 
 // batchMarkerPrefix starts the names of the markers of heuristic batches
 // (which may list many sessions); a window's marker name starts with its
@@ -62,33 +53,7 @@ type inflightFile struct {
 // inflightMarker is a marker this process wrote; it is live (never
 // recovered in this process) until ended.
 type inflightMarker struct {
-	path string
-}
-
-var (
-	// liveMarkers are the paths of the markers of windows being written
-	// in this process, by any Runner.
-	liveMarkers   = map[string]bool{}
-	liveMarkersMu sync.Mutex
-	// recoverMu serializes recoveries in this process, so that two
-	// sessions of one batch marker do not both rewrite it.
-	recoverMu sync.Mutex
-)
-
-func setLive(path string, live bool) {
-	liveMarkersMu.Lock()
-	defer liveMarkersMu.Unlock()
-	if live {
-		liveMarkers[path] = true
-	} else {
-		delete(liveMarkers, path)
-	}
-}
-
-func isLive(path string) bool {
-	liveMarkersMu.Lock()
-	defer liveMarkersMu.Unlock()
-	return liveMarkers[path]
+	e imprint.JournalEntry
 }
 
 // sessionKey names a session in marker file names: 32 hex digits of a
@@ -98,39 +63,22 @@ func sessionKey(scope imprint.Scope, sessionID string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-func (r *Runner) inflightDir() string {
-	return filepath.Join(r.d.Records.Dir(), inflightDirName)
-}
-
 // beginInflight durably writes a marker listing entries, whose lines are
-// logged at at, named <prefix>-<random>.json. Without a records log or ids it writes nothing
-// and returns nil.
+// logged at at, named <prefix>-<random>.json in the records log's journal.
+// Without a records log or ids it writes nothing and returns nil.
 func (r *Runner) beginInflight(prefix string, at imprint.Time, entries []inflightEntry) (*inflightMarker, error) {
 	if r.d.Records == nil || len(entries) == 0 {
 		return nil, nil
-	}
-	dir := r.inflightDir()
-	if !r.inflightReady.Load() {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("create inflight dir: %w", err)
-		}
-		if err := shard.SyncDir(r.d.Records.Dir()); err != nil {
-			return nil, err
-		}
-		r.inflightReady.Store(true)
 	}
 	data, err := json.Marshal(inflightFile{At: at, Entries: entries})
 	if err != nil {
 		return nil, fmt.Errorf("encode inflight marker: %w", err)
 	}
-	path := filepath.Join(dir, prefix+"-"+rand.Text()+".json")
-	// Live before it exists, so no recovery in this process reads it.
-	setLive(path, true)
-	if err := shard.WriteFileSync(path, data); err != nil {
-		setLive(path, false)
+	e, err := r.d.Records.Journal().Begin(prefix, data)
+	if err != nil {
 		return nil, fmt.Errorf("inflight marker: %w", err)
 	}
-	return &inflightMarker{path: path}, nil
+	return &inflightMarker{e: e}, nil
 }
 
 // endInflight ends a marker of this process: it is removed when remove is
@@ -142,12 +90,9 @@ func (r *Runner) endInflight(m *inflightMarker, remove bool) {
 	if m == nil {
 		return
 	}
-	if remove {
-		if err := removeFile(m.path); err != nil {
-			r.log().Warn("remove inflight marker", "path", m.path, "error", err)
-		}
+	if err := r.d.Records.Journal().End(m.e, remove); err != nil {
+		r.log().Warn("remove inflight marker", "path", m.e.ID, "error", err)
 	}
-	setLive(m.path, false)
 }
 
 // stepEntry lists the memories of a window's planned steps.
@@ -169,57 +114,22 @@ func (r *Runner) recoverInflight(ctx context.Context, keys map[string]bool) erro
 	if r.d.Records == nil || len(keys) == 0 {
 		return nil
 	}
-	dir := r.inflightDir()
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("list inflight markers: %w", err)
-	}
-	var paths []string
-	for _, de := range des {
-		name := de.Name()
-		prefix, _, ok := strings.Cut(name, "-")
-		if !ok || de.IsDir() || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		if prefix == batchMarkerPrefix || keys[prefix] {
-			paths = append(paths, filepath.Join(dir, name))
-		}
-	}
-	if len(paths) == 0 {
-		return nil
-	}
-	recoverMu.Lock()
-	defer recoverMu.Unlock()
-	for _, path := range paths {
-		if isLive(path) {
-			continue
-		}
-		if err := r.recoverMarker(ctx, path, keys); err != nil {
-			return fmt.Errorf("recover inflight marker %s: %w", filepath.Base(path), err)
-		}
-	}
-	return nil
+	return r.d.Records.Journal().Recover(func(prefix string) bool {
+		return prefix == batchMarkerPrefix || keys[prefix]
+	}, func(e imprint.JournalEntry) (bool, error) {
+		return r.recoverMarker(ctx, e, keys)
+	})
 }
 
 // recoverMarker recovers the entries of one marker for the sessions in
-// keys.
-func (r *Runner) recoverMarker(ctx context.Context, path string, keys map[string]bool) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // recovered meanwhile
-	}
-	if err != nil {
-		return err
-	}
+// keys and reports whether the marker is done with.
+func (r *Runner) recoverMarker(ctx context.Context, mk imprint.JournalEntry, keys map[string]bool) (bool, error) {
 	var f inflightFile
-	if err := json.Unmarshal(data, &f); err != nil {
+	if err := json.Unmarshal(mk.Data, &f); err != nil {
 		// Written in part: the process stopped while writing it, before
 		// any line of its windows was logged.
-		r.log().Warn("remove incomplete inflight marker", "path", path, "error", err)
-		return removeFile(path)
+		r.log().Warn("remove incomplete inflight marker", "path", mk.ID, "error", err)
+		return true, nil
 	}
 	var mine, rest []inflightEntry
 	for _, e := range f.Entries {
@@ -230,7 +140,7 @@ func (r *Runner) recoverMarker(ctx context.Context, path string, keys map[string
 		}
 	}
 	if len(mine) == 0 {
-		return nil
+		return false, nil
 	}
 	now := imprint.At(r.now())
 	if now.Before(f.At.Time) {
@@ -244,7 +154,7 @@ func (r *Runner) recoverMarker(ctx context.Context, path string, keys map[string
 				continue
 			}
 			if !errors.Is(err, imprint.ErrNotFound) {
-				return fmt.Errorf("read memory %s: %w", id, err)
+				return false, fmt.Errorf("read memory %s: %w", id, err)
 			}
 			lines = append(lines, RecordLine{Op: OpLineWithdraw, At: now,
 				Memory: imprint.Memory{ID: id, Scope: e.Scope, SessionID: e.SessionID}})
@@ -252,25 +162,17 @@ func (r *Runner) recoverMarker(ctx context.Context, path string, keys map[string
 	}
 	if len(lines) > 0 {
 		if err := r.d.Records.Append(lines, func(int) time.Time { return now.Time }); err != nil {
-			return err
+			return false, err
 		}
-		r.log().Warn("withdrew memories of an interrupted window", "count", len(lines), "marker", filepath.Base(path))
+		r.log().Warn("withdrew memories of an interrupted window", "count", len(lines), "marker", filepath.Base(mk.ID))
 	}
 	if len(rest) > 0 {
 		m, err := r.beginInflight(batchMarkerPrefix, f.At, rest)
 		if err != nil {
-			return err
+			return false, err
 		}
 		// Left for the other sessions' next windows.
-		setLive(m.path, false)
+		r.endInflight(m, false)
 	}
-	return removeFile(path)
-}
-
-// removeFile removes path; a file that is not there is no error.
-func removeFile(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return true, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/llm/llmtest"
+	"github.com/imprint-dev/imprint/shard"
 )
 
 // dyingStore lets ok memory writes through, then "dies": it calls onDeath
@@ -98,7 +99,7 @@ func (e *testEnv) crashAt(deps Deps, ok int, run func(*Runner) error) {
 // markers returns the names of the in-flight markers left on disk.
 func (e *testEnv) markers() []string {
 	e.t.Helper()
-	des, err := os.ReadDir(filepath.Join(e.dir, inflightDirName))
+	des, err := os.ReadDir(filepath.Join(e.dir, shard.JournalDirName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -117,7 +118,7 @@ func (e *testEnv) markers() []string {
 func (e *testEnv) replayed() []imprint.Memory {
 	e.t.Helper()
 	fresh := openDB(e.t)
-	if _, err := Replay(e.ctx, fresh, e.dir); err != nil {
+	if _, err := Replay(e.ctx, fresh, shard.Dir(e.dir)); err != nil {
 		e.t.Fatal(err)
 	}
 	ms, err := fresh.ListMemories(e.ctx, e.scope, imprint.MemoryFilter{Limit: 1000})
@@ -368,7 +369,7 @@ func TestIncompleteMarkerIsRemoved(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, smallConfig(10, 5))
 	e.srv.Handle(OpExtract, rememberExtractor(t, "Facts"))
-	dir := filepath.Join(e.dir, inflightDirName)
+	dir := filepath.Join(e.dir, shard.JournalDirName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract/heuristic"
 	"github.com/imprint-dev/imprint/llmjson"
-	"github.com/imprint-dev/imprint/shard"
 )
 
 // llmMaxTokens bounds the replies of both extraction ops.
@@ -62,8 +60,10 @@ type Deps struct {
 	LLM imprint.LLM
 	// Embedder makes memory vectors and enables vector recall; nil is fine.
 	Embedder imprint.Embedder
-	// Records receives every memory change as a shard line; nil writes none.
-	Records *shard.Writer
+	// Records receives every memory change as a line of the records log
+	// (shard.Writer in the binary), and its journal the in-flight markers;
+	// nil writes none.
+	Records imprint.RecordLog
 	// Logger receives the l1_extraction metric and warnings; nil discards.
 	Logger *slog.Logger
 }
@@ -75,8 +75,6 @@ type Runner struct {
 	d   Deps
 	cfg Config
 	now func() time.Time
-	// inflightReady is set once the in-flight marker folder exists.
-	inflightReady atomic.Bool
 }
 
 // NewRunner returns a Runner. Zero or negative sizes in cfg take their

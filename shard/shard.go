@@ -13,14 +13,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	imprint "github.com/imprint-dev/imprint"
 )
 
 // Writer appends lines to the day files of one folder. It is safe for
 // concurrent use; each Append is written and synced before it returns.
 type Writer struct {
-	dir string
-	mu  sync.Mutex
+	dir     string
+	mu      sync.Mutex
+	journal *Journal
 }
+
+var _ imprint.RecordLog = (*Writer)(nil)
 
 // NewWriter returns a Writer for dir, creating the folder if needed.
 func NewWriter(dir string) (*Writer, error) {
@@ -116,6 +121,17 @@ func Files(dir string) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// Read calls fn with each line of the writer's day files, oldest file
+// first; see Read.
+func (w *Writer) Read(fn func(line []byte) error) error { return Read(w.dir, fn) }
+
+// Dir is a log's folder read as a log (Replay of a folder that is not
+// written to).
+type Dir string
+
+// Read calls fn with each line of the day files of d; see Read.
+func (d Dir) Read(fn func(line []byte) error) error { return Read(string(d), fn) }
 
 // Read calls fn with each line of the day files of dir, oldest file first.
 // A line that fn rejects stops the read with an error naming file and line.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/imprint-dev/imprint/internal/testfiles"
+	"github.com/imprint-dev/imprint/shard"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
@@ -172,7 +173,7 @@ func TestImportPipelinedLikeOneByOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := extract.Replay(context.Background(), db, filepath.Join(piped, "records")); err != nil {
+	if _, err := extract.Replay(context.Background(), db, shard.Dir(filepath.Join(piped, "records"))); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -233,7 +234,7 @@ func TestImportInterruptedResumes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := extract.Replay(context.Background(), db, filepath.Join(dir, "records")); err != nil {
+			if _, err := extract.Replay(context.Background(), db, shard.Dir(filepath.Join(dir, "records"))); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -27,6 +29,12 @@ func (db *DB) CountTermMatches(ctx context.Context, scope imprint.Scope, kind im
 		return nil, err
 	}
 	limit = max(limit, 1)
+	// When every record of the kind is the scope's (the common case of one
+	// user's store), the index entries need no look-up of their rows.
+	only, err := db.onlyScope(ctx, src.table, scope)
+	if err != nil {
+		return nil, dbErr("count term matches", err)
+	}
 	out := make([]int, len(terms))
 	for i, t := range terms {
 		fq := buildQuery(t)
@@ -37,14 +45,41 @@ func (db *DB) CountTermMatches(ctx context.Context, scope imprint.Scope, kind im
 				continue
 			}
 			var n int
-			args := append(append([]any{part.expr}, scopeArgs(scope)...), limit)
-			if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM (SELECT rowid AS rid
-				FROM `+part.table+` WHERE `+part.table+` MATCH ?) f CROSS JOIN `+src.table+` x ON x.`+src.key+` = f.rid
-				WHERE `+keyedScopeWhere+` LIMIT ?)`, args...).Scan(&n); err != nil {
+			q := `SELECT COUNT(*) FROM (SELECT rowid FROM ` + part.table + ` WHERE ` + part.table + ` MATCH ? LIMIT ?)`
+			args := []any{part.expr, limit}
+			if !only {
+				q = `SELECT COUNT(*) FROM (SELECT 1 FROM (SELECT rowid AS rid
+				FROM ` + part.table + ` WHERE ` + part.table + ` MATCH ?) f CROSS JOIN ` + src.table + ` x ON x.` + src.key + ` = f.rid
+				WHERE ` + keyedScopeWhere + ` LIMIT ?)`
+				args = append(append([]any{part.expr}, scopeArgs(scope)...), limit)
+			}
+			if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 				return nil, dbErr("count term matches", err)
 			}
 			out[i] = min(out[i]+n, limit)
 		}
 	}
 	return out, nil
+}
+
+// onlyScope reports whether every row of table (memories, traces or
+// messages, each indexed by scope first) belongs to scope: its first and
+// last rows in scope order are the scope's. An empty table counts as the
+// scope's.
+func (db *DB) onlyScope(ctx context.Context, table string, scope imprint.Scope) (bool, error) {
+	for _, dir := range []string{"ASC", "DESC"} {
+		var t, u, a string
+		err := db.r.QueryRowContext(ctx, `SELECT tenant, user_id, agent FROM `+table+
+			` ORDER BY tenant `+dir+`, user_id `+dir+`, agent `+dir+` LIMIT 1`).Scan(&t, &u, &a)
+		if errors.Is(err, sql.ErrNoRows) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if t != scope.Tenant || u != scope.User || a != scope.Agent {
+			return false, nil
+		}
+	}
+	return true, nil
 }

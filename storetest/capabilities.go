@@ -119,13 +119,18 @@ func testCountTermMatches(t *testing.T, s imprint.Store) {
 	a1, a2, a3 := memory("a1", "User booked a flight to Lisbon", 0), memory("a2", "User books flights often", 1), memory("a3", "用户喜欢北京烤鸭", 2)
 	b1, b2 := memory("b1", "flight delayed", 0), memory("b2", "another flight to Lisbon", 1)
 	b1.Scope, b2.Scope = scopeB, scopeB
-	putAll(t, s, a1, a2, a3, b1, b2)
-	got, err := tc.CountTermMatches(ctx, scopeA, imprint.KindMemory, []string{"flight", "lisbon", "北京", "porto", `"`}, 10)
-	must(t, err)
 	// Stemmed (books, flights), in scope A only; a CJK bigram; nothing
-	// searchable counts 0.
-	if d := diff([]int{2, 1, 1, 0, 0}, got); d != "" {
-		t.Errorf("counts of scope A (-want +got):\n%s", d)
+	// searchable counts 0. The same whether A is alone in the store or not.
+	putAll(t, s, a1, a2, a3)
+	for _, alone := range []bool{true, false} {
+		if !alone {
+			putAll(t, s, b1, b2)
+		}
+		got, err := tc.CountTermMatches(ctx, scopeA, imprint.KindMemory, []string{"flight", "lisbon", "北京", "porto", `"`}, 10)
+		must(t, err)
+		if d := diff([]int{2, 1, 1, 0, 0}, got); d != "" {
+			t.Errorf("counts of scope A (alone %v) (-want +got):\n%s", alone, d)
+		}
 	}
 	gotB, err := tc.CountTermMatches(ctx, scopeB, imprint.KindMemory, []string{"flight", "lisbon", "北京"}, 10)
 	must(t, err)

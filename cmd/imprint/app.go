@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/llm"
 )
 
@@ -24,7 +25,7 @@ import (
 // Store, LLM and Embedder are safe for concurrent use.
 type App struct {
 	// Config is the configuration in effect (flags > env > file > defaults).
-	Config *Config
+	Config *config.Config
 	// JSON is true with --json: machine output on stdout, one object per line.
 	JSON bool
 	// Stdin, Stdout and Stderr are the command's streams. Human and JSON
@@ -115,15 +116,15 @@ func (a *App) setup(cmd *cobra.Command) error {
 	if err := a.scope.Validate(); err != nil {
 		return err
 	}
-	src := configSource{lookupEnv: a.lookupEnv}
+	src := config.Source{LookupEnv: a.lookupEnv}
 	if cmd.Flags().Changed("config") {
-		src.file = a.flags.config
+		src.File = a.flags.config
 	}
 	if cmd.Flags().Changed("data-dir") {
-		src.dataDir = a.flags.dataDir
-		src.dataDirSet = true
+		src.DataDir = a.flags.dataDir
+		src.DataDirSet = true
 	}
-	cfg, err := loadConfig(src)
+	cfg, err := config.Load(src)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/config"
 )
 
 // doctorPingOp is the op of doctor's LLM test call.
@@ -112,12 +113,12 @@ func (a *App) checkConfig() checkResult {
 		values[e.Key] = e.Value
 	}
 	detail := fmt.Sprintf("%s; data_dir %s; store %s; llm %s; embedding %s; scope %s",
-		file, c.DataDir, maskURL(c.Store), describeProvider(c.LLM.Provider, c.LLM.Model), describeProvider(c.Embedding.Provider, c.Embedding.Model), a.Scope())
+		file, c.DataDir, config.MaskURL(c.Store), describeProvider(c.LLM.Provider, c.LLM.Model), describeProvider(c.Embedding.Provider, c.Embedding.Model), a.Scope())
 	return checkResult{Check: "config", Status: statusOK, Detail: detail, Config: values}
 }
 
 func describeProvider(provider, model string) string {
-	if model == "" || provider == ProviderNone || provider == ProviderHash {
+	if model == "" || provider == config.ProviderNone || provider == config.ProviderHash {
 		return provider
 	}
 	return provider + "/" + model

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/redact"
@@ -140,8 +141,8 @@ func (a *App) serve(ctx context.Context) error {
 		return fmt.Errorf("serve: listen on %s: %w: %v", cfg.Server.Addr, imprint.ErrUnavailable, err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: serveReadHeaderTimeout, IdleTimeout: cfg.Server.IdleTimeout, ErrorLog: nil}
-	if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !isLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
-		fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", envName("server.allowed_hosts"))
+	if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !config.IsLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
+		fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", config.EnvName("server.allowed_hosts"))
 	}
 	fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", ln.Addr())
 	a.Logger.Info("serve started", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "jobs_engine", cfg.Jobs.Engine)

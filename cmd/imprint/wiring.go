@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/embedding"
 	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/llm/anthropic"
@@ -30,8 +31,8 @@ const embeddingCacheSize = 4096
 
 // openStore opens the store named by cfg.Store, creating the data dir when
 // needed. ErrInvalid for a postgres:// URL (not supported yet).
-func openStore(ctx context.Context, cfg *Config) (imprint.Store, error) {
-	if isPostgresURL(cfg.Store) {
+func openStore(ctx context.Context, cfg *config.Config) (imprint.Store, error) {
+	if config.IsPostgresURL(cfg.Store) {
 		return nil, imprint.Invalidf("config store (%s): postgres is not supported yet; use store: sqlite", cfg.Source("store"))
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
@@ -50,11 +51,11 @@ func (a *App) buildLLM() (imprint.LLM, error) {
 	c := a.Config.LLM
 	var p llm.Provider
 	switch c.Provider {
-	case ProviderNone:
+	case config.ProviderNone:
 		return nil, nil
-	case ProviderOpenAI:
+	case config.ProviderOpenAI:
 		p = openai.New(openai.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model})
-	case ProviderAnthropic:
+	case config.ProviderAnthropic:
 		p = anthropic.New(anthropic.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model})
 	default:
 		return nil, imprint.Invalidf("config llm.provider: unknown provider %q", c.Provider)
@@ -86,11 +87,11 @@ func (a *App) buildEmbedder() (imprint.Embedder, error) {
 	c := a.Config.Embedding
 	var inner imprint.Embedder
 	switch c.Provider {
-	case ProviderNone:
+	case config.ProviderNone:
 		return nil, nil
-	case ProviderHash:
+	case config.ProviderHash:
 		inner = embedding.NewHash()
-	case ProviderOpenAI:
+	case config.ProviderOpenAI:
 		o, err := embedding.NewOpenAI(embedding.OpenAIConfig{
 			BaseURL:    c.BaseURL,
 			APIKey:     c.APIKey,
@@ -135,7 +136,7 @@ func (r *callRecorder) RecordLLMCall(ctx context.Context, c imprint.LLMCall) err
 // sqlite store's writer pool), installed as the store's job engine so that
 // enqueueing stays in the store's transactions.
 func (a *App) jobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
-	if a.Config.Jobs.Engine != JobsEngineRiver {
+	if a.Config.Jobs.Engine != config.JobsEngineRiver {
 		return schedule.New(svc, sc, a.Logger), nil
 	}
 	db, ok := svc.(*sqlite.DB)

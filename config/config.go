@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 )
 
 // Config is imprint's configuration (CONTRACTS.md §1). Every field is a key
-// of configKeys; loadConfig fills it from defaults, the config file, the
+// of configKeys; Load fills it from defaults, the config file, the
 // environment and flags, in rising precedence.
 type Config struct {
 	// DataDir holds the SQLite file, JSONL shards and logs.
@@ -257,9 +257,9 @@ var configKeys = []configKey{
 	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start) or `table` (the store's own jobs table)"},
 }
 
-// envName returns the environment variable that sets the dotted key name:
+// EnvName returns the environment variable that sets the dotted key name:
 // IMPRINT_ + the name in upper snake case.
-func envName(name string) string {
+func EnvName(name string) string {
 	return "IMPRINT_" + strings.ToUpper(strings.ReplaceAll(name, ".", "_"))
 }
 
@@ -386,38 +386,38 @@ func (c *Config) Source(key string) string {
 	return "default"
 }
 
-// configSource is what loadConfig reads besides the file: the environment
+// Source is what Load reads besides the file: the environment
 // and the flags that were given.
-type configSource struct {
-	lookupEnv func(string) (string, bool)
-	// file is --config when given.
-	file string
-	// dataDir is --data-dir when dataDirSet.
-	dataDir    string
-	dataDirSet bool
+type Source struct {
+	LookupEnv func(string) (string, bool)
+	// File is --config when given.
+	File string
+	// DataDir is --data-dir when DataDirSet.
+	DataDir    string
+	DataDirSet bool
 }
 
-func (s configSource) env(name string) (string, bool) {
-	v, ok := s.lookupEnv(name)
+func (s Source) env(name string) (string, bool) {
+	v, ok := s.LookupEnv(name)
 	if !ok || strings.TrimSpace(v) == "" {
 		return "", false
 	}
 	return v, true
 }
 
-// loadConfig builds the configuration: defaults, then the config file
+// Load builds the configuration: defaults, then the config file
 // (--config, else IMPRINT_CONFIG, else <data dir>/imprint.yaml if present),
 // then IMPRINT_* variables, then flags; then fallbacks and validation.
 // Errors are of kind ErrInvalid and name the offending key.
-func loadConfig(src configSource) (*Config, error) {
-	if src.lookupEnv == nil {
-		src.lookupEnv = func(string) (string, bool) { return "", false }
+func Load(src Source) (*Config, error) {
+	if src.LookupEnv == nil {
+		src.LookupEnv = func(string) (string, bool) { return "", false }
 	}
 	c := defaultConfig(defaultDataDir(src))
 
 	// Find the file. The default location depends on the data dir as given
 	// by flag or environment (a data_dir inside the file cannot move it).
-	path, required := src.file, true
+	path, required := src.File, true
 	if path == "" {
 		if v, ok := src.env("IMPRINT_CONFIG"); ok {
 			path = v
@@ -425,11 +425,11 @@ func loadConfig(src configSource) (*Config, error) {
 	}
 	if path == "" {
 		dir := c.DataDir
-		if v, ok := src.env(envName("data_dir")); ok {
+		if v, ok := src.env(EnvName("data_dir")); ok {
 			dir = v
 		}
-		if src.dataDirSet {
-			dir = src.dataDir
+		if src.DataDirSet {
+			dir = src.DataDir
 		}
 		path, required = filepath.Join(expandHome(dir, src), "imprint.yaml"), false
 	}
@@ -438,15 +438,15 @@ func loadConfig(src configSource) (*Config, error) {
 	}
 
 	for _, k := range configKeys {
-		name := envName(k.name)
+		name := EnvName(k.name)
 		if v, ok := src.env(name); ok {
 			if err := k.set(c, v, "env "+name); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if src.dataDirSet {
-		if err := c.set("data_dir", src.dataDir, "flag --data-dir"); err != nil {
+	if src.DataDirSet {
+		if err := c.set("data_dir", src.DataDir, "flag --data-dir"); err != nil {
 			return nil, err
 		}
 	}
@@ -569,7 +569,7 @@ func splitList(s string) []string {
 // applyFallbacks fills what the configuration leaves unset from the
 // provider variables (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_API_KEY)
 // and the providers' public endpoints. They never change a provider.
-func (c *Config) applyFallbacks(src configSource) {
+func (c *Config) applyFallbacks(src Source) {
 	fill := func(key string, field *string, envs ...string) {
 		if *field != "" {
 			return
@@ -617,11 +617,11 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	if c.Store != StoreSQLite && !isPostgresURL(c.Store) {
-		return imprint.Invalidf("config store (%s): store must be %q or a postgres:// URL, got %q", c.Source("store"), StoreSQLite, maskURL(c.Store))
+	if c.Store != StoreSQLite && !IsPostgresURL(c.Store) {
+		return imprint.Invalidf("config store (%s): store must be %q or a postgres:// URL, got %q", c.Source("store"), StoreSQLite, MaskURL(c.Store))
 	}
 	if c.LLM.Provider != ProviderNone && strings.TrimSpace(c.LLM.Model) == "" {
-		return imprint.Invalidf("config llm.model: llm.model is required when llm.provider is %s (set %s)", c.LLM.Provider, envName("llm.model"))
+		return imprint.Invalidf("config llm.model: llm.model is required when llm.provider is %s (set %s)", c.LLM.Provider, EnvName("llm.model"))
 	}
 	if c.LLM.Provider != ProviderNone {
 		if err := checkURL("llm.base_url", c.LLM.BaseURL, c); err != nil {
@@ -631,7 +631,7 @@ func (c *Config) Validate() error {
 	switch c.Embedding.Provider {
 	case ProviderOpenAI:
 		if strings.TrimSpace(c.Embedding.Model) == "" {
-			return imprint.Invalidf("config embedding.model: embedding.model is required when embedding.provider is openai (set %s)", envName("embedding.model"))
+			return imprint.Invalidf("config embedding.model: embedding.model is required when embedding.provider is openai (set %s)", EnvName("embedding.model"))
 		}
 		if err := checkURL("embedding.base_url", c.Embedding.BaseURL, c); err != nil {
 			return err
@@ -663,7 +663,7 @@ func (c *Config) CheckServe(hasKeys func() (bool, error)) error {
 	if err != nil {
 		return imprint.Invalidf("config server.addr: server.addr must be host:port, got %q", c.Server.Addr)
 	}
-	if c.Server.APIToken != "" || isLoopback(host) {
+	if c.Server.APIToken != "" || IsLoopback(host) {
 		return nil
 	}
 	if hasKeys != nil {
@@ -675,10 +675,12 @@ func (c *Config) CheckServe(hasKeys func() (bool, error)) error {
 			return nil
 		}
 	}
-	return imprint.Invalidf("config server.api_token: server.api_token or an API key (imprint keys create) is required to listen on the non-loopback address %s (set %s, make a key, or listen on 127.0.0.1)", c.Server.Addr, envName("server.api_token"))
+	return imprint.Invalidf("config server.api_token: server.api_token or an API key (imprint keys create) is required to listen on the non-loopback address %s (set %s, make a key, or listen on 127.0.0.1)", c.Server.Addr, EnvName("server.api_token"))
 }
 
-func isLoopback(host string) bool {
+// IsLoopback reports whether host names this machine's loopback (localhost
+// or a loopback address).
+func IsLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
@@ -686,19 +688,20 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func isPostgresURL(s string) bool {
+// IsPostgresURL reports whether s is a postgres:// or postgresql:// URL.
+func IsPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
 // defaultDataDir is $XDG_DATA_HOME/imprint, else ~/.local/share/imprint.
-func defaultDataDir(src configSource) string {
+func defaultDataDir(src Source) string {
 	if v, ok := src.env("XDG_DATA_HOME"); ok {
 		return filepath.Join(v, "imprint")
 	}
 	return filepath.Join(homeDir(src), ".local", "share", "imprint")
 }
 
-func homeDir(src configSource) string {
+func homeDir(src Source) string {
 	if v, ok := src.env("HOME"); ok {
 		return v
 	}
@@ -709,7 +712,7 @@ func homeDir(src configSource) string {
 }
 
 // expandHome replaces a leading ~ with the home directory.
-func expandHome(p string, src configSource) string {
+func expandHome(p string, src Source) string {
 	if p == "~" {
 		return homeDir(src)
 	}
@@ -731,8 +734,8 @@ func maskSecret(s string) string {
 	return "****" + s[len(s)-4:]
 }
 
-// maskURL hides the password of a URL such as postgres://user:pass@host/db.
-func maskURL(s string) string {
+// MaskURL hides the password of a URL such as postgres://user:pass@host/db.
+func MaskURL(s string) string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
 		return s
@@ -758,9 +761,9 @@ func (c *Config) Entries() []ConfigEntry {
 			v = maskSecret(v)
 		}
 		if k.name == "store" {
-			v = maskURL(v)
+			v = MaskURL(v)
 		}
-		out = append(out, ConfigEntry{Key: k.name, Env: envName(k.name), Value: v, Source: c.Source(k.name)})
+		out = append(out, ConfigEntry{Key: k.name, Env: EnvName(k.name), Value: v, Source: c.Source(k.name)})
 	}
 	return out
 }
@@ -784,3 +787,6 @@ func formatDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// hashDimensions is the dimension of the local hash embedder.
+const hashDimensions = 384

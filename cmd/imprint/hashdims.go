@@ -1,4 +1,0 @@
-package main
-
-// hashDimensions is the dimension of the local hash embedder.
-const hashDimensions = 384

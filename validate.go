@@ -172,3 +172,19 @@ func CheckMessage(i int, m Message) error {
 	}
 	return CheckTime(fmt.Sprintf("messages[%d].timestamp", i), m.Timestamp.Time)
 }
+
+// ValidateTurns returns an error of kind ErrInvalid naming
+// <prefix>turns[i].role, .id or .ts for the first turn whose role is not
+// one of the known roles or that CheckTurn refuses: the check every turn
+// passes before it is stored, posted in an episode or to a live session.
+func ValidateTurns(prefix string, turns []Turn) error {
+	for i, t := range turns {
+		if !t.Role.Valid() {
+			return Invalidf("%sturns[%d].role %q is not user, assistant, tool or system", prefix, i, t.Role)
+		}
+		if err := CheckTurn(prefix, i, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -118,7 +118,7 @@ func toolLines(calls []imprint.ToolCall) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "- %s(%s) -> %s", oneLine(tc.Name), quoted(clip(string(tc.Input), promptToolInputChars)),
+		fmt.Fprintf(&b, "- %s(%s) -> %s", imprint.OneLine(tc.Name), quoted(clip(string(tc.Input), promptToolInputChars)),
 			orNone(quoted(clip(tc.Output, promptToolOutputChars))))
 		if e := strings.TrimSpace(tc.Error); e != "" {
 			fmt.Fprintf(&b, " [error: %s]", quoted(clip(e, promptToolOutputChars)))
@@ -137,7 +137,7 @@ func outcome(steps []Step, i int) string {
 		if e := strings.TrimSpace(tc.Error); e != "" {
 			code := ""
 			if tc.ErrorCode != "" {
-				code = "[" + oneLine(tc.ErrorCode) + "]"
+				code = "[" + imprint.OneLine(tc.ErrorCode) + "]"
 			}
 			s = "ERROR" + code + ": " + quoted(e) + "\n"
 		}
@@ -172,7 +172,7 @@ func taskContext(ep imprint.Episode, steps []Step) string {
 		for _, tc := range st.ToolCalls {
 			if !seen[tc.Name] && len(tools) < maxTaskTools {
 				seen[tc.Name] = true
-				tools = append(tools, oneLine(tc.Name))
+				tools = append(tools, imprint.OneLine(tc.Name))
 			}
 		}
 	}
@@ -214,7 +214,7 @@ func preview(st Step, reflection string, off int) string {
 		names := make([]string, len(st.ToolCalls))
 		var outs []string
 		for j, tc := range st.ToolCalls {
-			names[j] = oneLine(tc.Name)
+			names[j] = imprint.OneLine(tc.Name)
 			o := orNone(quoted(strings.TrimSpace(tc.Output)))
 			if e := strings.TrimSpace(tc.Error); e != "" {
 				o = "ERROR: " + quoted(e)
@@ -229,7 +229,3 @@ func preview(st Step, reflection string, off int) string {
 	}
 	return b.String()
 }
-
-// oneLine folds s's whitespace, line breaks included, to single spaces: a
-// name or code shown inside a line cannot start a line of its own.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -104,20 +103,9 @@ const (
 	CodeNoSteps          = "no_steps"
 )
 
-// DeriveEpisodeID returns the id capture gives an episode without one: a
-// hash of its scope, session id, and first non-system turn's time (when
-// given) and content. The same input always gets the same id.
-func DeriveEpisodeID(ep imprint.Episode) string {
-	sc := ep.Scope.WithDefaults()
-	var first imprint.Turn
-	for _, t := range ep.Turns {
-		if t.Role != imprint.RoleSystem {
-			first = t
-			break
-		}
-	}
-	return hashID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, sc.Workspace, strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
-}
+// DeriveEpisodeID returns the id capture gives an episode without one
+// (imprint.DeriveEpisodeID).
+func DeriveEpisodeID(ep imprint.Episode) string { return imprint.DeriveEpisodeID(ep) }
 
 // TraceID returns the id of the trace of step stepKey of an episode; it is
 // the same on every capture of the episode.
@@ -136,87 +124,11 @@ func hashID(parts ...string) string {
 	return imprint.FormatUUID(b)
 }
 
-// Prepare validates ep as Run does and returns it as it would be saved: id
-// derived when missing, scope defaulted, turns without a time given their
-// predecessor's (or now), status and closed_by set from closedBy (or
-// ep.ClosedBy, else finalized), texts made safe to store and their secrets
-// replaced by Deps.Redact. Every path that stores an episode prepares it
-// first, so none stores a secret. Errors are of kind ErrInvalid and name
-// the field.
+// Prepare validates ep as Run does and returns it as it would be saved
+// (imprint.PrepareEpisode at the Runner's time, secrets replaced by
+// Deps.Redact). Errors are of kind ErrInvalid and name the field.
 func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint.Episode, error) {
-	ep.SessionID = strings.TrimSpace(ep.SessionID)
-	if err := imprint.ValidateID("episode session_id", ep.SessionID); err != nil {
-		return ep, err
-	}
-	ep.Scope = ep.Scope.WithDefaults()
-	if err := ep.Scope.Validate(); err != nil {
-		return ep, err
-	}
-	if closedBy == "" {
-		closedBy = ep.ClosedBy
-	}
-	switch closedBy {
-	case "":
-		closedBy = imprint.ClosedFinalized
-	case imprint.ClosedFinalized, imprint.ClosedAbandoned:
-	default:
-		return ep, imprint.Invalidf("episode closed_by %q is not finalized or abandoned", closedBy)
-	}
-	for i, t := range ep.Turns {
-		if !t.Role.Valid() {
-			return ep, imprint.Invalidf("episode turns[%d].role %q is not user, assistant, tool or system", i, t.Role)
-		}
-		if err := imprint.CheckTurn("episode ", i, t); err != nil {
-			return ep, err
-		}
-	}
-	ep.ID = strings.TrimSpace(ep.ID)
-	if ep.ID != "" {
-		if err := imprint.ValidateID("episode id", ep.ID); err != nil {
-			return ep, err
-		}
-	}
-	if ep.ID == "" {
-		ep.ID = DeriveEpisodeID(ep)
-	}
-	now := imprint.At(r.now())
-	turns := make([]imprint.Turn, len(ep.Turns))
-	prev := imprint.Time{}
-	for i, t := range ep.Turns {
-		if t.TS.IsZero() {
-			t.TS = prev
-			if t.TS.IsZero() {
-				t.TS = now
-			}
-		}
-		prev = t.TS
-		turns[i] = t
-	}
-	ep.Turns = turns
-	ep.ClosedBy = closedBy
-	ep.Status = imprint.EpisodeFinalized
-	if closedBy == imprint.ClosedAbandoned {
-		ep.Status = imprint.EpisodeAbandoned
-	}
-	if len(turns) > 0 {
-		if ep.StartedAt.IsZero() {
-			ep.StartedAt = turns[0].TS
-		}
-		if ep.EndedAt.IsZero() {
-			ep.EndedAt = turns[len(turns)-1].TS
-		}
-	}
-	if ep.StartedAt.IsZero() {
-		ep.StartedAt = now
-	}
-	if ep.EndedAt.IsZero() {
-		ep.EndedAt = now
-	}
-	if ep.CreatedAt.IsZero() {
-		ep.CreatedAt = now
-	}
-	ep.UpdatedAt = now
-	return redactEpisode(sanitizeEpisode(ep), r.d.Redact), nil
+	return imprint.PrepareEpisode(ep, closedBy, imprint.At(r.now()), r.d.Redact)
 }
 
 // Run captures ep, closed as closedBy (empty: ep.ClosedBy, else finalized):

@@ -1,8 +1,6 @@
 package capture
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -155,7 +153,7 @@ func syntheticStep(segs []segment, em imprint.EpisodeMeta) (Step, bool) {
 func toolCallFromTurn(t imprint.Turn) imprint.ToolCall {
 	tc := imprint.ToolCall{
 		Name:       strings.TrimSpace(t.Meta.Name),
-		Input:      toolInput(t.Meta.Input),
+		Input:      imprint.StorableJSON(t.Meta.Input),
 		Output:     t.Content,
 		Error:      t.Meta.Error,
 		ErrorCode:  t.Meta.ErrorCode,
@@ -171,24 +169,6 @@ func toolCallFromTurn(t imprint.Turn) imprint.ToolCall {
 		tc.DurationMS = &d
 	}
 	return tc
-}
-
-// toolInput returns raw when it is a JSON document; otherwise (text that is
-// not JSON, or JSON nested deeper than a decoder accepts) the text as a JSON
-// string, so that the call can always be encoded and stored. Empty input
-// is nil.
-func toolInput(raw json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil
-	}
-	if json.Valid(raw) {
-		return raw
-	}
-	b, err := json.Marshal(strings.ToValidUTF8(string(raw), "\uFFFD"))
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 func observationLine(t imprint.Turn) string {

@@ -339,7 +339,7 @@ func (r *Runner) toDecision(rd rawDecision, cands []string) decision {
 		r.log().Warn("dedup judge targets that are not candidates of the memory ignored",
 			"count", len(ignored), "target_ids", ignored[:min(len(ignored), 10)])
 	}
-	d.mergedContent = cleanText(jsonString(rd.MergedContent))
+	d.mergedContent = imprint.CleanText(jsonString(rd.MergedContent))
 	if t := imprint.MemoryType(strings.ToLower(strings.TrimSpace(jsonString(rd.MergedType)))); t.Valid() {
 		d.mergedType = t
 	}

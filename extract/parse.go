@@ -108,7 +108,7 @@ func scenesToCandidates(scenes []rawScene, previousScene string) (cands []Candid
 				warns = append(warns, Warning{Stage: "parse", Code: "memory_malformed", Message: err.Error()})
 				continue
 			}
-			content := cleanText(jsonString(m.Content))
+			content := imprint.CleanText(jsonString(m.Content))
 			if content == "" {
 				continue
 			}
@@ -361,24 +361,7 @@ func jsonInt(raw json.RawMessage) (int, bool) {
 // sent again in every later prompt of the session.
 const maxSceneNameRunes = 200
 
-// cleanText removes what a model's text should never carry into the store:
-// invalid UTF-8, and control characters other than newline and tab. It
-// trims the result.
-func cleanText(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) || r == '\ufeff' {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.TrimSpace(s)
-}
-
 // sceneName is a model's scene name as kept: clean, one line, bounded.
-func sceneName(s string) string { return clampRunes(oneLine(cleanText(s)), maxSceneNameRunes) }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func sceneName(s string) string {
+	return clampRunes(imprint.OneLine(imprint.CleanText(s)), maxSceneNameRunes)
+}

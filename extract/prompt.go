@@ -64,7 +64,7 @@ func ExtractionPeopleUserMessage(previousScene string, background, newMsgs []imp
 
 func userMessage(previousScene string, background, newMsgs []imprint.Message, people bool) string {
 	var b strings.Builder
-	scene := oneLine(previousScene)
+	scene := imprint.OneLine(previousScene)
 	if scene == "" {
 		scene = noneMarker
 	}
@@ -109,7 +109,7 @@ var speakerBrackets = strings.NewReplacer("[", "(", "]", ")")
 // speakerLabel is a speaker's name as a block shows it: one line, without
 // brackets.
 func speakerLabel(name string) string {
-	return oneLine(speakerBrackets.Replace(name))
+	return imprint.OneLine(speakerBrackets.Replace(name))
 }
 
 // extractQuoter quotes the lines of message content that read as the

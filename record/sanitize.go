@@ -3,7 +3,8 @@ package record
 import (
 	"regexp"
 	"strings"
-	"unicode"
+
+	imprint "github.com/imprint-dev/imprint"
 )
 
 // injectedTags are the blocks of memory context that imprint and agent
@@ -38,17 +39,9 @@ var blankRuns = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 // unclosed tag is left alone: without its end, what follows may be the
 // user's own text.
 func Sanitize(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	// Control characters go first, so none can hide a tag from the block patterns.
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if unicode.IsControl(r) || r == '\ufeff' {
-			return -1
-		}
-		return r
-	}, s)
+	// Control characters go first (imprint.CleanText), so none can hide a
+	// tag from the block patterns.
+	s = imprint.CleanText(s)
 	// The blocks are rare; skip the regexps when none can match. Removing
 	// one block can join the halves of another around it, so repeat
 	// (boundedly) until nothing changes.

@@ -102,13 +102,8 @@ func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionI
 	if len(turns) == 0 {
 		return imprint.Episode{}, imprint.Invalidf("turns is required")
 	}
-	for i, t := range turns {
-		if !t.Role.Valid() {
-			return imprint.Episode{}, imprint.Invalidf("turns[%d].role %q is not user, assistant, tool or system", i, t.Role)
-		}
-		if err := imprint.CheckTurn("", i, t); err != nil {
-			return imprint.Episode{}, err
-		}
+	if err := imprint.ValidateTurns("", turns); err != nil {
+		return imprint.Episode{}, err
 	}
 	now := imprint.Now()
 	out := make([]imprint.Turn, len(turns))

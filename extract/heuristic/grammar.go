@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	imprint "github.com/imprint-dev/imprint"
 )
 
 var enIrregularPast = map[string]bool{}
@@ -239,7 +241,7 @@ func lowerFirst(s string) string {
 
 // finishContent capitalizes, bounds and terminates a memory's content.
 func finishContent(s string) string {
-	s = oneLine(s)
+	s = imprint.OneLine(s)
 	s = strings.TrimRight(s, " ,;:-–—")
 	if utf8.RuneCountInString(s) > maxContent {
 		rs := []rune(s)[:maxContent]
@@ -283,6 +285,3 @@ func asciiLower(s string) string {
 	}
 	return string(b)
 }
-
-// oneLine collapses runs of white space, line breaks included, to one space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

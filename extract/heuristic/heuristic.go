@@ -129,7 +129,7 @@ func speakerOf(m imprint.Message, people bool) speaker {
 	if people && m.Role != imprint.RoleUser {
 		sp.name = defaultOther
 	}
-	if name := oneLine(m.Speaker); name != "" {
+	if name := imprint.OneLine(m.Speaker); name != "" {
 		sp.name, sp.named = name, true
 	}
 	return sp
@@ -139,7 +139,7 @@ func speakerOf(m imprint.Message, people bool) speaker {
 func speakerNames(msgs []imprint.Message) map[imprint.Role]string {
 	names := map[imprint.Role]string{}
 	for _, m := range msgs {
-		if name := oneLine(m.Speaker); name != "" && names[m.Role] == "" {
+		if name := imprint.OneLine(m.Speaker); name != "" && names[m.Role] == "" {
 			names[m.Role] = name
 		}
 	}

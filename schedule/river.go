@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,6 +72,9 @@ type River[TTx any] struct {
 	stopping atomic.Bool
 	// extracting holds the sessions whose extraction runs here.
 	extracting sync.Map
+	// holders remembers, by kind and unique key, the job InsertTx last saw
+	// holding the key (see InsertTx).
+	holders sync.Map
 }
 
 // The River engine is the store's job engine.
@@ -243,8 +247,19 @@ func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (impri
 	if !j.RunAt.IsZero() && j.RunAt.Time.After(time.Now()) {
 		opts.ScheduledAt = j.RunAt.Time
 	}
+	var holderKey string
 	if j.UniqueKey != "" {
 		opts.UniqueOpts = river.UniqueOpts{ByArgs: true, ByState: unfinishedStates}
+		// River's SQLite driver parses its insert statement anew on every
+		// call: when the job last seen holding the key still holds it
+		// (read by id with River's JobGetTx, in tx), return it instead.
+		holderKey = string(j.Kind) + "\x00" + j.UniqueKey
+		if id, ok := e.holders.Load(holderKey); ok {
+			if old, held := e.holderOf(ctx, tx, id.(int64), j); held {
+				return old, false, nil
+			}
+			e.holders.Delete(holderKey)
+		}
 	}
 	res, err := e.client.InsertTx(ctx, tx, args, opts)
 	if err != nil {
@@ -254,7 +269,26 @@ func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (impri
 	if err != nil {
 		return j, false, err
 	}
+	if holderKey != "" {
+		e.holders.Store(holderKey, out.ID)
+	}
 	return out, !res.UniqueSkippedAsDuplicate, nil
+}
+
+// holderOf returns job id, read in tx, when it is an unfinished job of j's
+// kind and unique key. The id may be stale (the job ended, or the
+// transaction that inserted it rolled back and another job took the id):
+// then it reports false and the caller inserts.
+func (e *River[TTx]) holderOf(ctx context.Context, tx TTx, id int64, j imprint.Job) (imprint.Job, bool) {
+	row, err := e.client.JobGetTx(ctx, tx, id)
+	if err != nil || row.Kind != string(j.Kind) || !slices.Contains(unfinishedStates, row.State) {
+		return imprint.Job{}, false
+	}
+	old, err := jobFromRow(row)
+	if err != nil || old.UniqueKey != j.UniqueKey {
+		return imprint.Job{}, false
+	}
+	return old, true
 }
 
 // unfinishedStates are River's states of a job that has not ended: a job

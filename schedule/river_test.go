@@ -401,3 +401,42 @@ func TestRiverOneExtractionPerSession(t *testing.T) {
 		t.Errorf("extractions run per session = %v, want %v", runs, want)
 	}
 }
+
+// TestRiverUniqueKeyAfterRollback checks that a key whose job was inserted
+// in a transaction that rolled back is free again, even when another job
+// took the rolled-back job's id.
+func TestRiverUniqueKeyAfterRollback(t *testing.T) {
+	t.Parallel()
+	db, e := openRiver(t, filepath.Join(t.TempDir(), "imprint.db"), fastConfig())
+	ctx := t.Context()
+	key := ExtractKey(scope, "s1")
+	tx, err := db.WriterDB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, inserted, err := e.InsertTx(ctx, tx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1", UniqueKey: key})
+	if err != nil || !inserted {
+		t.Fatalf("insert in the rolled-back transaction: inserted %v, %v", inserted, err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobEmbed, Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, inserted, err := db.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1", UniqueKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !inserted || j.Kind != imprint.JobExtract || j.ID == other.ID {
+		t.Errorf("enqueue after the rollback of job %d: job %d (%s), inserted %v; want a new extract job (the embed job is %d)", gone.ID, j.ID, j.Kind, inserted, other.ID)
+	}
+	again, inserted, err := db.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1", UniqueKey: key})
+	if err != nil || inserted || again.ID != j.ID {
+		t.Errorf("second enqueue: job %d inserted %v (%v), want job %d held", again.ID, inserted, err, j.ID)
+	}
+	if st := jobStats(t, db); st.Available != 2 {
+		t.Errorf("stats = %+v, want 2 available (the embed and one extract job)", st)
+	}
+}

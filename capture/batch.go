@@ -57,32 +57,10 @@ type batchEntry struct {
 // model may write one. Errors are the LLM's, or of kind
 // ErrLLMOutputMalformed when the reply stays invalid after a repair retry.
 func batchScore(ctx context.Context, m imprint.LLM, steps []Step, idx []int, existing []string, task string, synth bool) (map[int]batchEntry, error) {
-	req := batchRequest{Steps: make([]batchStep, len(idx))}
-	if task != "" {
-		req.TaskContext = &task
-	}
+	req := newBatchRequest(steps, idx, existing, task, synth)
 	want := make(map[int]bool, len(idx))
-	for k, i := range idx {
-		st := steps[i]
+	for _, i := range idx {
 		want[i] = true
-		bs := batchStep{
-			Idx:          i,
-			State:        clip(st.UserText, promptStateChars),
-			Action:       clip(st.AgentText, promptActionChars),
-			ToolCalls:    make([]batchTool, len(st.ToolCalls)),
-			Outcome:      outcome(steps, i),
-			Reflection:   existing[i],
-			SynthAllowed: synth && existing[i] == "",
-		}
-		for j, tc := range st.ToolCalls {
-			bs.ToolCalls[j] = batchTool{
-				Name:   tc.Name,
-				Input:  clip(string(tc.Input), promptToolInputChars),
-				Output: clip(tc.Output, promptToolOutputChars),
-				Error:  clip(tc.Error, promptToolOutputChars),
-			}
-		}
-		req.Steps[k] = bs
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -103,6 +81,37 @@ func batchScore(ctx context.Context, m imprint.LLM, steps []Step, idx []int, exi
 		return nil, fmt.Errorf("batch scoring of %d steps: %w", len(idx), err)
 	}
 	return got, nil
+}
+
+// newBatchRequest is the capture.batch.v1 request body for the steps idx
+// (positions in steps).
+func newBatchRequest(steps []Step, idx []int, existing []string, task string, synth bool) batchRequest {
+	req := batchRequest{Steps: make([]batchStep, len(idx))}
+	if task != "" {
+		req.TaskContext = &task
+	}
+	for k, i := range idx {
+		st := steps[i]
+		bs := batchStep{
+			Idx:          i,
+			State:        clip(st.UserText, promptStateChars),
+			Action:       clip(st.AgentText, promptActionChars),
+			ToolCalls:    make([]batchTool, len(st.ToolCalls)),
+			Outcome:      outcome(steps, i),
+			Reflection:   existing[i],
+			SynthAllowed: synth && existing[i] == "",
+		}
+		for j, tc := range st.ToolCalls {
+			bs.ToolCalls[j] = batchTool{
+				Name:   tc.Name,
+				Input:  clip(string(tc.Input), promptToolInputChars),
+				Output: clip(tc.Output, promptToolOutputChars),
+				Error:  clip(tc.Error, promptToolOutputChars),
+			}
+		}
+		req.Steps[k] = bs
+	}
+	return req
 }
 
 // decodeBatch validates a batched reply ({"scores": [...]} or a bare array):

@@ -91,6 +91,16 @@ func TestEstimateEpisodeMatchesCapture(t *testing.T) {
 			if (est.Calls == 0) != (est.Tokens == 0) {
 				t.Errorf("estimated %d calls with %d prompt tokens", est.Calls, est.Tokens)
 			}
+			// The estimate counts the prompts capture sent, except a
+			// grading prompt after a synthesis, which shows the reflection
+			// the model wrote.
+			sent := 0
+			for _, r := range srv.Requests() {
+				sent += imprint.EstimateTokens(r.System) + imprint.EstimateTokens(r.User)
+			}
+			if synthThenGrade := res.LLMCalls.ReflectionSynth > 0 && res.LLMCalls.AlphaScoring > 0; !synthThenGrade && est.Tokens != sent {
+				t.Errorf("estimated %d prompt tokens, capture sent %d", est.Tokens, sent)
+			}
 		})
 	}
 }

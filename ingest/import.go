@@ -99,9 +99,9 @@ type Importer struct {
 	// the extraction windows of the sessions).
 	DryRun    bool
 	NoExtract bool
-	// WindowSize is extraction.max_messages_per_extraction, for the
-	// estimate.
-	WindowSize int
+	// WindowSize and Background are extraction.max_messages_per_extraction
+	// and extraction.max_background_messages, for the estimate.
+	WindowSize, Background int
 	// Location is the time zone of zone-less dates; nil is UTC.
 	Location *time.Location
 	// Progress is told how the import goes; nil reports nothing.
@@ -124,7 +124,7 @@ func (im *Importer) Run(ctx context.Context, sources []Source) (*Summary, error)
 	}
 	var est *Estimate
 	if im.DryRun {
-		est = &Estimate{}
+		est = &Estimate{Background: im.Background}
 		if im.Capture != nil {
 			est.Capture = im.Capture.Config()
 		}

@@ -104,7 +104,7 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 		return err
 	}
 	im := &ingest.Importer{Store: st, Scope: a.Scope(), DryRun: o.dryRun, NoExtract: o.noExtract, Location: loc,
-		WindowSize: a.Config.Extraction.MaxMessagesPerExtraction}
+		WindowSize: a.Config.Extraction.MaxMessagesPerExtraction, Background: a.Config.Extraction.MaxBackgroundMessages}
 	if !o.noCapture {
 		if im.Capture, err = a.captureRunner(ctx); err != nil {
 			return err

@@ -258,8 +258,9 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 		}
 		qual := append([]imprint.Message(nil), bg...)
 		for i := range windows {
-			windows[i].Background = append([]imprint.Message(nil), qual[max(len(qual)-n, 0):]...)
 			qual = append(qual, windows[i].New...)
+			_, bg := SplitWindow(qual, len(windows[i].New), n)
+			windows[i].Background = append([]imprint.Message(nil), bg...)
 			qual = qual[max(len(qual)-n, 0):]
 		}
 	}

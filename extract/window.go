@@ -10,14 +10,10 @@ import (
 // SplitWindow is the seed's split of a list of qualified messages: the last
 // maxNew messages are new (the ones memories are extracted from) and up to
 // maxBackground messages immediately before them are background (context
-// only). Both keep the input order.
+// only). Both keep the input order and share its array. NextWindow and
+// the batched planning of ExtractSessions split every window with it.
 func SplitWindow(qualified []imprint.Message, maxNew, maxBackground int) (newMsgs, background []imprint.Message) {
-	if maxNew < 1 {
-		maxNew = 1
-	}
-	if maxBackground < 0 {
-		maxBackground = 0
-	}
+	maxNew, maxBackground = max(maxNew, 0), max(maxBackground, 0)
 	start := max(len(qualified)-maxNew, 0)
 	bgStart := max(start-maxBackground, 0)
 	return qualified[start:], qualified[bgStart:start]
@@ -164,7 +160,7 @@ func NextWindow(ctx context.Context, ms imprint.MessageStore, scope imprint.Scop
 	if err != nil {
 		return Window{}, err
 	}
-	w.Background = bg
+	_, w.Background = SplitWindow(append(bg, w.New...), len(w.New), maxBackground)
 	return w, nil
 }
 

@@ -150,8 +150,8 @@ const missingPriority = math.MinInt32
 // validate applies the rules every extractor's output goes through:
 // priorities (missing → the type's floor, above 100 → 100, instruction −1
 // kept, other negatives and values below the floor dropped), sources
-// restricted to the new messages, the cap in extraction order, and a fresh
-// id per memory. Source ids are read leniently ("[id]", quoted, several in
+// restricted to the new messages, a fresh id per memory, and then the cap
+// (capMemories). Source ids are read leniently ("[id]", quoted, several in
 // one string). A memory citing background messages and no new one is
 // dropped (it was extracted from earlier messages); one naming no id, or
 // only ids that are in neither section (mangled by the model), is
@@ -169,7 +169,6 @@ func validate(cands []Candidate, newMsgs, background []imprint.Message, maxMemor
 	}
 	var out []imprint.Memory
 	var warns []Warning
-	dropped := 0
 	for _, c := range cands {
 		if !c.Type.Valid() {
 			warns = append(warns, Warning{Stage: "parse", Code: "unknown_type",
@@ -193,10 +192,6 @@ func validate(cands []Candidate, newMsgs, background []imprint.Message, maxMemor
 			}
 			src = append([]string(nil), allNew...)
 		}
-		if maxMemories > 0 && len(out) >= maxMemories {
-			dropped++
-			continue
-		}
 		out = append(out, imprint.Memory{
 			ID:               imprint.NewID(),
 			Content:          strings.TrimSpace(c.Content),
@@ -207,9 +202,9 @@ func validate(cands []Candidate, newMsgs, background []imprint.Message, maxMemor
 			Metadata:         c.Metadata,
 		})
 	}
-	if dropped > 0 {
-		warns = append(warns, Warning{Stage: "parse", Code: "memories_capped",
-			Message: fmt.Sprintf("%d memories beyond max_memories_per_session (%d) dropped", dropped, maxMemories)})
+	out, capped := capMemories(out, maxMemories)
+	if capped != nil {
+		warns = append(warns, *capped)
 	}
 	return out, warns
 }

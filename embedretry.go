@@ -5,8 +5,8 @@ import "context"
 // EmbedRetryStore finds the records of a scope that were stored without a
 // vector (the embedder failed or was unreachable when they were written)
 // and fills their vectors in: what the embedding retry job (JobEmbed) of
-// imprint serve works through (part of ServiceStore). Setting a vector
-// never replaces one a record already has.
+// imprint serve works through (part of Store). Setting a vector never
+// replaces one a record already has.
 type EmbedRetryStore interface {
 	// UnembeddedMessages returns up to limit messages of the scope that
 	// have no vector, oldest first.

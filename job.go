@@ -123,12 +123,10 @@ type LiveEpisodeStore interface {
 }
 
 // ServiceStore is what imprint serve needs from a backend: the Store plus
-// durable jobs, live episodes, the embedding retry and the API keys of its
-// clients.
+// durable jobs, live episodes and the API keys of its clients.
 type ServiceStore interface {
 	Store
 	JobStore
 	LiveEpisodeStore
-	EmbedRetryStore
 	APIKeyStore
 }

@@ -195,6 +195,7 @@ type Store interface {
 	MemoryStore
 	Searcher
 	CallLog
+	EmbedRetryStore
 	// Ping checks that the store is reachable and migrated.
 	Ping(ctx context.Context) error
 	Close() error

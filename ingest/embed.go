@@ -22,12 +22,11 @@ const (
 // stay stored either way. Records with no text to embed are left as they
 // are.
 func (w *Workers) EmbedJob(ctx context.Context, j imprint.Job) error {
-	st, ok := w.Store.(embedRetryStore)
-	if !ok || w.Embedder == nil {
+	if w.Store == nil || w.Embedder == nil {
 		w.log().Debug("embed job: nothing can re-embed here", "scope", j.Scope.String())
 		return nil
 	}
-	n, err := embedRetry(ctx, st, w.Embedder, j.Scope, w.EmbedTraces)
+	n, err := embedRetry(ctx, w.Store, w.Embedder, j.Scope, w.EmbedTraces)
 	if n > 0 {
 		w.log().Info("embed job: vectors filled in", "scope", j.Scope.String(), "records", n)
 	}
@@ -37,15 +36,9 @@ func (w *Workers) EmbedJob(ctx context.Context, j imprint.Job) error {
 	return nil
 }
 
-// embedRetryStore is what the embedding retry reads and writes.
-type embedRetryStore interface {
-	imprint.EmbedRetryStore
-	SetMessageVectors(ctx context.Context, scope imprint.Scope, sessionID string, vecs map[string][]float32, embedder string) error
-}
-
 // embedRetry fills in the vectors of the scope's records that have none
 // and returns how many records it embedded.
-func embedRetry(ctx context.Context, st embedRetryStore, emb imprint.Embedder, scope imprint.Scope, traces bool) (int, error) {
+func embedRetry(ctx context.Context, st imprint.Store, emb imprint.Embedder, scope imprint.Scope, traces bool) (int, error) {
 	done := 0
 	// Each kind: read a batch, embed its texts in one call, store; stop
 	// when a batch is short or stored nothing new (records without text).

@@ -9,7 +9,7 @@ import (
 // testEmbedRetry checks the embedding retry's reads and writes: the
 // records of a scope without a vector, and setters that fill a vector in
 // once, never across scopes, and keep the vector search up to date.
-func testEmbedRetry(t *testing.T, s imprint.ServiceStore) {
+func testEmbedRetry(t *testing.T, s imprint.Store) {
 	ctx := ctxFor(t)
 	vec := func(x float32) []float32 { return []float32{x, 1 - x, 0.5} }
 	for _, sc := range []imprint.Scope{scopeA, scopeB} {

@@ -35,7 +35,6 @@ var serviceTests = []struct {
 	{"JobReleaseAndReset", testJobReleaseAndReset},
 	{"JobStatsByScope", testJobStatsByScope},
 	{"JobSnooze", testJobSnooze},
-	{"EmbedRetry", testEmbedRetry},
 	{"AppendTurnsOpensEpisode", testAppendTurns},
 	{"AppendTurnsLongEpisode", testAppendTurnsLongEpisode},
 	{"CloseEpisodeEnqueuesJob", testCloseEpisode},

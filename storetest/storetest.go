@@ -65,6 +65,7 @@ func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"LLMUsage", testLLMUsage},
 		{"LLMCallsOfScope", testLLMCallsOfScope},
 		{"HasLiveMemoryHash", testHasLiveMemoryHash},
+		{"EmbedRetry", testEmbedRetry},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

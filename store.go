@@ -176,7 +176,9 @@ type MemoryStore interface {
 // CallLog keeps the record of LLM calls.
 type CallLog interface {
 	CallRecorder
-	// LLMUsageByOp sums the calls made since the given time, by op.
+	// LLMUsageByOp sums the calls made since the given time, by op, over
+	// every scope: totals for the operator's status and metrics, no
+	// record of any scope.
 	LLMUsageByOp(ctx context.Context, since time.Time) (map[string]LLMUsage, error)
 	// LLMCallsOfScope returns the calls recorded for scope (tenant, user
 	// and agent) at or after since, oldest first: what an LLM budget of

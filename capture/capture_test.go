@@ -20,10 +20,8 @@ func TestCapturePerStep(t *testing.T) {
 	db := openDB(t)
 	srv, m := newLLM(t)
 	srv.Script(OpAlpha, llmtest.JSON(map[string]any{"alpha": 0.8, "usable": true, "reason": "concrete"}))
-	bus := NewBus(nil)
 	var events eventLog
-	events.attach(bus)
-	r := NewRunner(Deps{Store: db, LLM: m, Embedder: embedding.NewHash(), Bus: bus}, config(func(c *Config) { c.BatchMode, c.LLMConcurrency = BatchPerStep, 2 }))
+	r := NewRunner(Deps{Store: db, LLM: m, Embedder: embedding.NewHash(), Events: &events}, config(func(c *Config) { c.BatchMode, c.LLMConcurrency = BatchPerStep, 2 }))
 
 	ep := episode(
 		U("list the files", 0), AR("", "I chose the shell tool because it's the cheapest.", 10), T("shell", `{"cmd":"ls"}`, "a.txt\nb.txt", 20), A("Two files.", 30),
@@ -214,10 +212,8 @@ func TestCaptureStoreFailure(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	db.Close()
-	bus := NewBus(nil)
 	var events eventLog
-	events.attach(bus)
-	_, err := NewRunner(Deps{Store: db, Bus: bus}, DefaultConfig()).Run(context.Background(), episode(U("q", 0), A("a", 10)), "")
+	_, err := NewRunner(Deps{Store: db, Events: &events}, DefaultConfig()).Run(context.Background(), episode(U("q", 0), A("a", 10)), "")
 	if err == nil {
 		t.Fatal("no error from a closed store")
 	}

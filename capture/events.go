@@ -1,27 +1,25 @@
 package capture
 
 import (
+	"context"
 	"encoding/json"
-	"log/slog"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/eventbus"
 )
 
-// Kinds of capture events.
+// Kinds of capture events, the imprint.Event types a Runner publishes.
 const (
 	// EventStarted is published before the first stage of a run.
-	EventStarted = "capture.started"
+	EventStarted = imprint.EventCaptureStarted
 	// EventDone is published after the traces are saved.
-	EventDone = "capture.done"
+	EventDone = imprint.EventCaptureDone
 	// EventFailed is published when saving failed; Run then returns the error.
-	EventFailed = "capture.failed"
-	// AnyKind subscribes to every kind.
-	AnyKind = "*"
+	EventFailed = imprint.EventCaptureFailed
 )
 
-// Event is one announcement on the capture bus. Its JSON is the event's
-// payload: {episode_id, session_id} for capture.started, {result} for
+// Event is the payload of a capture event (imprint.Event of type Kind,
+// published with the episode's scope). Its JSON is what the event stream
+// sends: {episode_id, session_id} for capture.started, {result} for
 // capture.done, {episode_id, session_id, stage, error: {code, message}} for
 // capture.failed.
 type Event struct {
@@ -65,39 +63,15 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 }
 
-// Bus delivers capture events to subscribers, synchronously, in
-// subscription order (subscribers of the kind first, then those of
-// AnyKind). A subscriber that panics is logged and skipped. The zero Bus is
-// ready to use and safe for concurrent use.
-type Bus struct {
-	core eventbus.Bus[Event]
-	// Logger receives listener failures; nil logs nothing.
-	Logger *slog.Logger
-}
-
-// NewBus returns an empty capture bus that logs listener failures to logger
-// (nil logs nothing).
-func NewBus(logger *slog.Logger) *Bus { return &Bus{Logger: logger} }
-
-// Subscribe registers fn for events of kind (AnyKind for all) and returns a
-// function that removes it; calling it again is harmless.
-func (b *Bus) Subscribe(kind string, fn func(Event)) (unsubscribe func()) {
-	return b.core.Subscribe(kind, fn)
-}
-
-// Publish delivers e to the subscribers of e.Kind and of AnyKind before it
-// returns. A nil Bus drops the event.
-func (b *Bus) Publish(e Event) {
-	if b == nil {
-		return
+// EventCounts reports the traces a capture.done wrote.
+func (e Event) EventCounts() imprint.EventCounts {
+	if e.Kind != EventDone || e.Result == nil {
+		return imprint.EventCounts{}
 	}
-	b.core.Publish(e.Kind, AnyKind, e, func(r any) {
-		if b.Logger != nil {
-			b.Logger.Error("capture event listener failed", "channel", chanCapture, "kind", e.Kind, "episode_id", e.EpisodeID, "panic", r)
-		}
-	})
+	return imprint.EventCounts{Traces: len(e.Result.TraceIDs)}
 }
 
-// SubscriberCount returns how many subscribers receive events of kind
-// (those of the kind plus those of AnyKind); kind "" counts all.
-func (b *Bus) SubscriberCount(kind string) int { return b.core.SubscriberCount(kind, AnyKind) }
+// publish announces e with the scope of the episode it is about.
+func (r *Runner) publish(ctx context.Context, scope imprint.Scope, e Event) {
+	r.events.Publish(ctx, imprint.Event{Type: e.Kind, Scope: scope, Payload: e})
+}

@@ -133,13 +133,14 @@ var errEmbedDown = errors.New("embedding provider down")
 // folder.
 func sharedTestdata(t testing.TB, rel string) string { return testfiles.Path(t, rel) }
 
-// eventLog records the kinds of the events a capture bus delivers.
+// eventLog records the capture events a Runner publishes.
 type eventLog struct {
 	mu     sync.Mutex
 	events []Event
 }
 
-func (l *eventLog) attach(b *Bus) { b.Subscribe(AnyKind, l.add) }
+// Publish records e's payload.
+func (l *eventLog) Publish(_ context.Context, e imprint.Event) { l.add(e.Payload.(Event)) }
 
 func (l *eventLog) add(e Event) {
 	l.mu.Lock()

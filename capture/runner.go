@@ -22,8 +22,9 @@ type Deps struct {
 	LLM imprint.LLM
 	// Embedder makes the state and action vectors; nil means no vectors.
 	Embedder imprint.Embedder
-	// Bus receives capture.started, capture.done and capture.failed; nil ok.
-	Bus *Bus
+	// Events receives capture.started, capture.done and capture.failed,
+	// each with the episode's scope; nil publishes nothing.
+	Events imprint.Publisher
 	// Logger receives the log channels core.capture*; nil logs nothing.
 	Logger *slog.Logger
 	// Redact replaces secrets in a text (redact.String in the binary); it is
@@ -38,12 +39,14 @@ type Runner struct {
 	cfg Config
 	log loggers
 	now func() time.Time
+	// events is d.Events, or a publisher that drops them.
+	events imprint.Publisher
 }
 
 // NewRunner returns a Runner. Zero or out-of-range numbers in cfg take their
 // defaults; call cfg.Validate first to reject them instead.
 func NewRunner(d Deps, cfg Config) *Runner {
-	return &Runner{d: d, cfg: cfg.withDefaults(), log: newLoggers(d.Logger), now: time.Now}
+	return &Runner{d: d, cfg: cfg.withDefaults(), log: newLoggers(d.Logger), now: time.Now, events: imprint.PublisherOr(d.Events)}
 }
 
 // Config returns the configuration the runner uses.
@@ -151,7 +154,7 @@ func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.C
 	if r.d.Store != nil {
 		err = r.d.Store.SaveCapture(ctx, c.ep, c.traces)
 	}
-	return r.finish(c, t, err)
+	return r.finish(ctx, c, t, err)
 }
 
 // RunMany captures episodes as Run does, one after another, but saves
@@ -209,7 +212,7 @@ func (r *Runner) RunMany(ctx context.Context, eps []imprint.Episode, closedBy im
 				err = r.d.Store.SaveCapture(ctx, c.ep, c.traces)
 			}
 		}
-		out[i], err = r.finish(c, t, err)
+		out[i], err = r.finish(ctx, c, t, err)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -244,7 +247,7 @@ func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy impri
 		r.log.capture.Info("capture skipped abandoned episode", "episode_id", ep.ID, "session_id", ep.SessionID)
 		return computed{res: res, done: true}, nil
 	}
-	r.d.Bus.Publish(Event{Kind: EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
+	r.publish(ctx, ep.Scope, Event{Kind: EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
 
 	t := time.Now()
 	raw := ExtractSteps(ep)
@@ -327,17 +330,17 @@ func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy impri
 
 // finish completes the result of a computed episode saved from t on with
 // err (nil when the save succeeded), and reports it.
-func (r *Runner) finish(c computed, t time.Time, err error) (Result, error) {
+func (r *Runner) finish(ctx context.Context, c computed, t time.Time, err error) (Result, error) {
 	ep, res := c.ep, c.res
 	if err != nil {
 		res.StageMS.Persist = since(t)
 		err = fmt.Errorf("capture episode %s: save traces: %w", ep.ID, err)
-		r.d.Bus.Publish(Event{Kind: EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
+		r.publish(ctx, ep.Scope, Event{Kind: EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
 		r.log.capture.Error("capture failed", "episode_id", ep.ID, "session_id", ep.SessionID, "stage", "persist", "error", err)
 		return res, err
 	}
 	res.StageMS.Persist = since(t)
-	r.d.Bus.Publish(Event{Kind: EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
+	r.publish(ctx, ep.Scope, Event{Kind: EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
 	r.log.logSummary(&res, c.mode)
 	return res, nil
 }

@@ -6,37 +6,39 @@ import (
 	"sync/atomic"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/session"
 )
 
 // SubscriberWorkers is how many episodes a Subscriber captures at once; each
 // capture bounds its own LLM calls with LLMConcurrency.
 const SubscriberWorkers = 2
 
-// Subscriber runs captures for the episodes a session bus announces as
-// closed, in the background. Create it with Attach.
+// Subscriber runs captures for the episodes announced as closed
+// (imprint.EventEpisodeFinalized), in the background. It is an
+// imprint.Publisher: give it to the session manager (alone or among
+// imprint.Publishers). Create it with Attach.
 type Subscriber struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	r      *Runner
 	cfg    Config
-	unsub  func()
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   []session.Event
+	queue   []imprint.EpisodeEvent
 	pending int
 	stopped bool
 	live    atomic.Int32 // running workers; the last one to exit releases ctx
 	onError func(imprint.Episode, error)
 }
 
-// Attach subscribes to "episode.finalized" on sb and captures each closed
-// episode with r, fire-and-forget, SubscriberWorkers at a time. Abandoned
+// Attach returns a Subscriber that captures each episode announced as
+// closed with r, fire-and-forget, SubscriberWorkers at a time. Abandoned
 // episodes are skipped when cfg.CaptureAbandoned is off. Captures run under
 // a context derived from ctx; cancelling ctx cancels them. Call Stop to
 // detach and Drain to wait for the captures already announced.
-func Attach(ctx context.Context, sb *session.Bus, r *Runner, cfg Config) *Subscriber {
+var _ imprint.Publisher = (*Subscriber)(nil)
+
+func Attach(ctx context.Context, r *Runner, cfg Config) *Subscriber {
 	sctx, cancel := context.WithCancel(ctx)
 	s := &Subscriber{ctx: sctx, cancel: cancel, r: r, cfg: cfg}
 	s.cond = sync.NewCond(&s.mu)
@@ -44,7 +46,6 @@ func Attach(ctx context.Context, sb *session.Bus, r *Runner, cfg Config) *Subscr
 	for range SubscriberWorkers {
 		go s.work()
 	}
-	s.unsub = sb.Subscribe(session.EventEpisodeFinalized, s.handle)
 	return s
 }
 
@@ -56,7 +57,7 @@ func (s *Subscriber) OnError(fn func(ep imprint.Episode, err error)) {
 	s.mu.Unlock()
 }
 
-func closedByOf(e session.Event) imprint.ClosedBy {
+func closedByOf(e imprint.EpisodeEvent) imprint.ClosedBy {
 	if e.ClosedBy != "" {
 		return e.ClosedBy
 	}
@@ -66,7 +67,13 @@ func closedByOf(e session.Event) imprint.ClosedBy {
 	return imprint.ClosedFinalized
 }
 
-func (s *Subscriber) handle(e session.Event) {
+// Publish queues the capture of the episode of an EventEpisodeFinalized;
+// it ignores other events, and every event once the subscriber stopped.
+func (s *Subscriber) Publish(_ context.Context, ev imprint.Event) {
+	e, ok := ev.Payload.(imprint.EpisodeEvent)
+	if ev.Type != imprint.EventEpisodeFinalized || !ok {
+		return
+	}
 	if closedByOf(e) == imprint.ClosedAbandoned && !s.cfg.CaptureAbandoned {
 		s.r.log.capture.Debug("subscriber skipped abandoned episode", "episode_id", e.Episode.ID, "session_id", e.Episode.SessionID)
 		return
@@ -132,11 +139,10 @@ func (s *Subscriber) Drain() {
 	s.mu.Unlock()
 }
 
-// Stop detaches from the session bus: later announcements are ignored.
+// Stop detaches: later announcements are ignored.
 // Captures already announced still run; Drain waits for them. After they
 // finish the workers exit and the subscriber's context is released.
 func (s *Subscriber) Stop() {
-	s.unsub()
 	s.mu.Lock()
 	if !s.stopped {
 		s.stopped = true

@@ -9,13 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/llm/llmtest"
-	"github.com/imprint-dev/imprint/session"
 )
 
-func finalized(id string, by imprint.ClosedBy) session.Event {
+func finalized(id string, by imprint.ClosedBy) imprint.Event {
 	ep := episode(U("q "+id, 0), A("a", 10))
 	ep.ID = id
-	return session.Event{Kind: session.EventEpisodeFinalized, Episode: ep, ClosedBy: by}
+	return imprint.Event{Type: imprint.EventEpisodeFinalized, Scope: ep.Scope, Payload: imprint.EpisodeEvent{Episode: ep, ClosedBy: by}}
 }
 
 func TestSubscriber(t *testing.T) {
@@ -24,16 +23,13 @@ func TestSubscriber(t *testing.T) {
 	t.Run("finalized episodes are captured; drain waits", func(t *testing.T) {
 		t.Parallel()
 		db := openDB(t)
-		sb := session.NewBus(nil)
-		bus := NewBus(nil)
 		var events eventLog
-		events.attach(bus)
 		cfg := DefaultConfig()
-		sub := Attach(ctx, sb, NewRunner(Deps{Store: db, Bus: bus}, cfg), cfg)
+		sub := Attach(ctx, NewRunner(Deps{Store: db, Events: &events}, cfg), cfg)
 		defer sub.Stop()
-		sb.Publish(finalized("e1", imprint.ClosedFinalized))
-		sb.Publish(finalized("e2", imprint.ClosedAbandoned))
-		sb.Publish(session.Event{Kind: session.EventEpisodeStarted, Episode: episode(U("x", 0))})
+		sub.Publish(ctx, finalized("e1", imprint.ClosedFinalized))
+		sub.Publish(ctx, finalized("e2", imprint.ClosedAbandoned))
+		sub.Publish(ctx, imprint.Event{Type: imprint.EventEpisodeStarted, Payload: imprint.EpisodeEvent{Episode: episode(U("x", 0))}})
 		sub.Drain()
 		if sub.Pending() != 0 {
 			t.Errorf("%d pending after drain", sub.Pending())
@@ -60,12 +56,11 @@ func TestSubscriber(t *testing.T) {
 	t.Run("abandoned opt-out", func(t *testing.T) {
 		t.Parallel()
 		db := openDB(t)
-		sb := session.NewBus(nil)
 		cfg := config(func(c *Config) { c.CaptureAbandoned = false })
-		sub := Attach(ctx, sb, NewRunner(Deps{Store: db}, cfg), cfg)
+		sub := Attach(ctx, NewRunner(Deps{Store: db}, cfg), cfg)
 		defer sub.Stop()
-		sb.Publish(finalized("e1", imprint.ClosedAbandoned))
-		sb.Publish(finalized("e2", imprint.ClosedFinalized))
+		sub.Publish(ctx, finalized("e1", imprint.ClosedAbandoned))
+		sub.Publish(ctx, finalized("e2", imprint.ClosedFinalized))
 		sub.Drain()
 		if _, err := db.GetEpisode(ctx, imprint.DefaultScope(), "e1"); err == nil {
 			t.Error("abandoned episode captured with capture_abandoned off")
@@ -78,24 +73,24 @@ func TestSubscriber(t *testing.T) {
 		t.Parallel()
 		srv, m := newLLM(t)
 		srv.Script(OpBatch, llmtest.Reply{Delay: 50 * time.Millisecond, Text: `{"scores":[{"idx":0,"alpha":0.6,"usable":true}]}`})
-		sb := session.NewBus(nil)
-		bus := NewBus(nil)
 		var mu sync.Mutex
 		var doneIDs []string
-		bus.Subscribe(EventDone, func(e Event) {
-			mu.Lock()
-			doneIDs = append(doneIDs, e.EpisodeID)
-			mu.Unlock()
+		bus := imprint.PublisherFunc(func(_ context.Context, ev imprint.Event) {
+			if e := ev.Payload.(Event); e.Kind == EventDone {
+				mu.Lock()
+				doneIDs = append(doneIDs, e.EpisodeID)
+				mu.Unlock()
+			}
 		})
 		cfg := DefaultConfig()
-		sub := Attach(ctx, sb, NewRunner(Deps{LLM: m, Bus: bus}, cfg), cfg)
+		sub := Attach(ctx, NewRunner(Deps{LLM: m, Events: bus}, cfg), cfg)
 		for _, id := range []string{"a", "b", "c"} {
 			ev := finalized(id, "")
-			ev.Episode.Turns[1].Meta.Reflection = "I answered directly because the question was simple."
-			sb.Publish(ev)
+			ev.Payload.(imprint.EpisodeEvent).Episode.Turns[1].Meta.Reflection = "I answered directly because the question was simple."
+			sub.Publish(ctx, ev)
 		}
 		sub.Stop()
-		sb.Publish(finalized("late", ""))
+		sub.Publish(ctx, finalized("late", ""))
 		sub.Drain()
 		mu.Lock()
 		got := append([]string(nil), doneIDs...)
@@ -108,17 +103,13 @@ func TestSubscriber(t *testing.T) {
 				t.Error("an episode announced after Stop was captured")
 			}
 		}
-		if sb.SubscriberCount(session.EventEpisodeFinalized) != 0 {
-			t.Error("still subscribed after Stop")
-		}
 	})
 	t.Run("errors reach OnError", func(t *testing.T) {
 		t.Parallel()
 		db := openDB(t)
 		db.Close()
-		sb := session.NewBus(nil)
 		cfg := DefaultConfig()
-		sub := Attach(ctx, sb, NewRunner(Deps{Store: db}, cfg), cfg)
+		sub := Attach(ctx, NewRunner(Deps{Store: db}, cfg), cfg)
 		defer sub.Stop()
 		var mu sync.Mutex
 		var failed []string
@@ -127,7 +118,7 @@ func TestSubscriber(t *testing.T) {
 			failed = append(failed, ep.ID)
 			mu.Unlock()
 		})
-		sb.Publish(finalized("e1", ""))
+		sub.Publish(ctx, finalized("e1", ""))
 		sub.Drain()
 		mu.Lock()
 		defer mu.Unlock()
@@ -135,28 +126,4 @@ func TestSubscriber(t *testing.T) {
 			t.Errorf("failed captures (-want +got):\n%s", diff)
 		}
 	})
-}
-
-func TestBus(t *testing.T) {
-	t.Parallel()
-	b := NewBus(nil)
-	var got []string
-	unsubStarted := b.Subscribe(EventStarted, func(e Event) { got = append(got, "started:"+e.EpisodeID) })
-	b.Subscribe(EventDone, func(e Event) { got = append(got, "done") })
-	b.Subscribe(EventStarted, func(Event) { panic("listener bug") })
-	unsubAny := b.Subscribe(AnyKind, func(e Event) { got = append(got, "any:"+e.Kind) })
-	if n := b.SubscriberCount(EventStarted); n != 3 {
-		t.Errorf("SubscriberCount(started) = %d, want 3", n)
-	}
-	b.Publish(Event{Kind: EventStarted, EpisodeID: "e"})
-	unsubStarted()
-	unsubStarted()
-	unsubAny()
-	b.Publish(Event{Kind: EventStarted, EpisodeID: "e"})
-	want := []string{"started:e", "any:capture.started"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("deliveries (-want +got):\n%s", diff)
-	}
-	var nilBus *Bus
-	nilBus.Publish(Event{Kind: EventDone}) // must not panic
 }

@@ -109,6 +109,16 @@ func capWarnings(ws []Warning) []Warning {
 	return out
 }
 
+// EventCounts reports the decisions of a window that succeeded, for the
+// counters of the service that publishes it (imprint.EventCounter).
+func (r Result) EventCounts() imprint.EventCounts {
+	if !r.Success {
+		return imprint.EventCounts{}
+	}
+	d := r.Decisions
+	return imprint.EventCounts{Stored: d.Store, Updated: d.Update, Merged: d.Merge, Skipped: d.Skip}
+}
+
 func (r *Result) warn(stage, code, msg string) {
 	r.Warnings = append(r.Warnings, Warning{Stage: stage, Code: code, Message: msg})
 }

@@ -304,10 +304,10 @@ func TestAPIKeyEventStream(t *testing.T) {
 		t.Fatalf("stream = %d", resp.StatusCode)
 	}
 	waitFor(t, "the stream to subscribe", func() bool { return e.srv.hub.count() == 1 })
-	e.srv.Publish("capture.done", map[string]string{"secret": "of no known scope"})
-	e.srv.PublishScoped(scopeB, "capture.done", map[string]string{"secret": "of bob"})
-	e.srv.PublishScoped(scopeBeta, "capture.done", map[string]string{"secret": "of beta"})
-	e.srv.PublishScoped(scopeA, "capture.done", map[string]string{"note": "of ana"})
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.done", Payload: map[string]string{"secret": "of no known scope"}})
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.done", Scope: scopeB, Payload: map[string]string{"secret": "of bob"}})
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.done", Scope: scopeBeta, Payload: map[string]string{"secret": "of beta"}})
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.done", Scope: scopeA, Payload: map[string]string{"note": "of ana"}})
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()

@@ -46,7 +46,7 @@ func (s *Server) postEpisode(w http.ResponseWriter, r *http.Request) error {
 	}
 	ep := eps[0]
 	ep.Scope = scope
-	ep, err = s.preparer.Prepare(ep, "")
+	ep, err = imprint.PrepareEpisode(ep, "", imprint.Now(), s.d.Redact)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -8,57 +9,48 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/capture"
-	"github.com/imprint-dev/imprint/extract"
 )
 
 // Names of the events the server streams.
 const (
-	EventCaptureStarted   = capture.EventStarted
-	EventCaptureDone      = capture.EventDone
-	EventCaptureFailed    = capture.EventFailed
-	EventExtractionDone   = "extraction.done"
-	EventExtractionFailed = "extraction.failed"
+	EventCaptureStarted   = imprint.EventCaptureStarted
+	EventCaptureDone      = imprint.EventCaptureDone
+	EventCaptureFailed    = imprint.EventCaptureFailed
+	EventExtractionDone   = imprint.EventExtractionDone
+	EventExtractionFailed = imprint.EventExtractionFailed
 )
 
 // streamBuffer is how many events a slow event-stream client may fall
 // behind before newer events are dropped for it.
 const streamBuffer = 64
 
-// sseMsg is one encoded event. scope is nil when the event's scope is not
-// known: it then goes to the administrator's streams only.
+// sseMsg is one encoded event and the scope whose streams receive it.
 type sseMsg struct {
 	name  string
 	data  []byte
-	scope *imprint.Scope
+	scope imprint.Scope
 }
 
 // hub fans events out to the open event streams. Publishing never blocks:
 // a stream whose buffer is full misses the event.
 type hub struct {
 	mu     sync.Mutex
-	subs   map[chan sseMsg]subscriber
+	subs   map[chan sseMsg]imprint.Scope
 	done   chan struct{}
 	closed bool
 }
 
-// subscriber is what one stream receives: events of its scope, and with
-// unscoped set those whose scope is not known.
-type subscriber struct {
-	scope    imprint.Scope
-	unscoped bool
-}
-
 func newHub() *hub {
-	return &hub{subs: map[chan sseMsg]subscriber{}, done: make(chan struct{})}
+	return &hub{subs: map[chan sseMsg]imprint.Scope{}, done: make(chan struct{})}
 }
 
-func (h *hub) subscribe(sub subscriber) (chan sseMsg, func()) {
+// subscribe opens a stream of the events of scope.
+func (h *hub) subscribe(scope imprint.Scope) (chan sseMsg, func()) {
 	ch := make(chan sseMsg, streamBuffer)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.closed {
-		h.subs[ch] = sub
+		h.subs[ch] = scope
 	}
 	return ch, func() {
 		h.mu.Lock()
@@ -70,8 +62,8 @@ func (h *hub) subscribe(sub subscriber) (chan sseMsg, func()) {
 func (h *hub) publish(m sseMsg) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch, sub := range h.subs {
-		if m.scope == nil && !sub.unscoped || m.scope != nil && !sameScope(*m.scope, sub.scope) {
+	for ch, scope := range h.subs {
+		if !sameScope(m.scope, scope) {
 			continue
 		}
 		select {
@@ -100,33 +92,26 @@ func sameScope(a, b imprint.Scope) bool {
 	return a.Tenant == b.Tenant && a.User == b.User && a.Agent == b.Agent
 }
 
-// Publish streams an event named name with data's JSON to the open event
-// streams and counts it for /metrics (traces of capture.done, memory
-// decisions of extraction.done, failures of *.failed). When data reveals
-// its scope (a capture event or result with traces, an extraction result
-// with records, an episode, or a value with an EventScope method) only
-// streams of that scope receive it; otherwise only the administrator's
-// streams do (never an API key's). Data that
-// cannot be encoded is logged and dropped.
-func (s *Server) Publish(name string, data any) {
-	s.metrics.observe(name, data)
-	b, err := json.Marshal(data)
-	if err != nil {
-		s.log.Error("event not published", "event", name, "err", err)
-		return
-	}
-	s.hub.publish(sseMsg{name: eventName(name), data: b, scope: eventScope(data)})
-}
+var _ imprint.Publisher = (*Server)(nil)
 
-// PublishScoped is Publish for an event of a known scope.
-func (s *Server) PublishScoped(scope imprint.Scope, name string, data any) {
-	s.metrics.observe(name, data)
-	b, err := json.Marshal(data)
-	if err != nil {
-		s.log.Error("event not published", "event", name, "err", err)
+// Publish counts e for /metrics (the counts of a payload that is an
+// imprint.EventCounter, failures of *.failed) and streams it, named
+// e.Type with its payload's JSON, to the open event streams of e.Scope
+// only. An event without a valid scope goes to no stream: nothing is
+// broadcast because whose it is was not said. A payload that cannot be
+// encoded is logged and dropped.
+func (s *Server) Publish(ctx context.Context, e imprint.Event) {
+	s.metrics.observe(e)
+	if err := e.Scope.Validate(); err != nil {
+		s.log.DebugContext(ctx, "event without a scope not streamed", "event", e.Type, "error", err)
 		return
 	}
-	s.hub.publish(sseMsg{name: eventName(name), data: b, scope: &scope})
+	b, err := json.Marshal(e.Payload)
+	if err != nil {
+		s.log.ErrorContext(ctx, "event not published", "event", e.Type, "err", err)
+		return
+	}
+	s.hub.publish(sseMsg{name: eventName(e.Type), data: b, scope: e.Scope})
 }
 
 // eventName keeps a name on one line of the stream.
@@ -134,58 +119,16 @@ func eventName(name string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(name)
 }
 
-// eventScope finds the scope of an event's data, or nil.
-func eventScope(data any) *imprint.Scope {
-	var sc imprint.Scope
-	switch d := data.(type) {
-	case interface{ EventScope() imprint.Scope }:
-		sc = d.EventScope()
-	case capture.Event:
-		if d.Result == nil || len(d.Result.Traces) == 0 {
-			return nil
-		}
-		sc = d.Result.Traces[0].Scope
-	case *capture.Event:
-		return eventScope(*d)
-	case capture.Result:
-		return eventScope(&d)
-	case *capture.Result:
-		if len(d.Traces) == 0 {
-			return nil
-		}
-		sc = d.Traces[0].Scope
-	case extract.Result:
-		return eventScope(&d)
-	case *extract.Result:
-		if len(d.Records) == 0 {
-			return nil
-		}
-		sc = d.Records[0].Scope
-	case imprint.Episode:
-		sc = d.Scope
-	case *imprint.Episode:
-		sc = d.Scope
-	default:
-		return nil
-	}
-	if sc.Validate() != nil {
-		return nil
-	}
-	return &sc
-}
-
 // getEvents streams server-sent events until the client goes away or the
 // server closes: "event: <name>\ndata: <json>\n\n", with comment lines as
-// heartbeats. Only events of the caller's scope are sent, and to the
-// administrator those of no known scope too; an API key's holder never
-// gets an event it cannot prove is its own.
+// heartbeats. Only events published with the caller's scope are sent.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request) error {
 	scope, err := queryScope(r)
 	if err != nil {
 		return err
 	}
 	rc := http.NewResponseController(w)
-	ch, unsubscribe := s.hub.subscribe(subscriber{scope: scope, unscoped: principalOf(r).key == nil})
+	ch, unsubscribe := s.hub.subscribe(scope)
 	defer unsubscribe()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -68,7 +68,7 @@ func newEnv(t testing.TB, cfg Config) *env {
 	}
 	emb := embedding.NewHash()
 	rec := record.NewRecorder(record.Deps{Store: db, Embedder: emb}, record.Config{EveryNRounds: 2})
-	mgr := session.NewManager(session.ManagerDeps{Store: db, Bus: session.NewBus(nil), Recorder: turnRecorder{rec}}, session.ManagerConfig{})
+	mgr := session.NewManager(session.ManagerDeps{Store: db, Recorder: turnRecorder{rec}}, session.ManagerConfig{})
 	calls := &llm.MemoryRecorder{}
 	srv := NewServer(Deps{
 		Store:    db,

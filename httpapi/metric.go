@@ -8,8 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/imprint-dev/imprint/capture"
-	"github.com/imprint-dev/imprint/extract"
+	imprint "github.com/imprint-dev/imprint"
 )
 
 // counters are the server's own metrics: what passed through it since it
@@ -33,39 +32,20 @@ func (s *Server) CountRecorded(n int) {
 }
 
 // observe counts what a published event reports.
-func (c *counters) observe(name string, data any) {
-	if strings.HasSuffix(name, ".failed") {
+func (c *counters) observe(e imprint.Event) {
+	if strings.HasSuffix(e.Type, ".failed") {
 		c.jobFailures.Add(1)
 	}
-	switch d := data.(type) {
-	case capture.Event:
-		if d.Kind == capture.EventDone && d.Result != nil {
-			c.traces.Add(int64(len(d.Result.TraceIDs)))
-		}
-	case *capture.Event:
-		if d != nil {
-			c.observe("", *d)
-		}
-	case capture.Result:
-		if name == capture.EventDone {
-			c.traces.Add(int64(len(d.TraceIDs)))
-		}
-	case *capture.Result:
-		if d != nil && name == capture.EventDone {
-			c.traces.Add(int64(len(d.TraceIDs)))
-		}
-	case extract.Result:
-		if d.Success {
-			c.memStore.Add(int64(d.Decisions.Store))
-			c.memUpdate.Add(int64(d.Decisions.Update))
-			c.memMerge.Add(int64(d.Decisions.Merge))
-			c.memSkip.Add(int64(d.Decisions.Skip))
-		}
-	case *extract.Result:
-		if d != nil {
-			c.observe("", *d)
-		}
+	ec, ok := e.Payload.(imprint.EventCounter)
+	if !ok {
+		return
 	}
+	n := ec.EventCounts()
+	c.traces.Add(int64(n.Traces))
+	c.memStore.Add(int64(n.Stored))
+	c.memUpdate.Add(int64(n.Updated))
+	c.memMerge.Add(int64(n.Merged))
+	c.memSkip.Add(int64(n.Skipped))
 }
 
 // getMetrics writes the Prometheus text exposition format.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/search"
@@ -129,7 +128,6 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	recaller search.Recaller
-	preparer *capture.Runner
 	hub      *hub
 	metrics  *counters
 	started  time.Time
@@ -145,16 +143,13 @@ func NewServer(d Deps, cfg Config) *Server {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		d:   d,
-		cfg: cfg.withDefaults(),
-		log: d.Logger,
-		mux: http.NewServeMux(),
-		// Prepare validates, fills in and redacts an episode; it needs no
-		// store, LLM or embedder.
-		preparer: capture.NewRunner(capture.Deps{Redact: d.Redact}, capture.DefaultConfig()),
-		hub:      newHub(),
-		metrics:  &counters{},
-		started:  time.Now(),
+		d:       d,
+		cfg:     cfg.withDefaults(),
+		log:     d.Logger,
+		mux:     http.NewServeMux(),
+		hub:     newHub(),
+		metrics: &counters{},
+		started: time.Now(),
 	}
 	s.perimeter = newPerimeter(s.cfg.AllowedHosts)
 	s.recaller = search.Recaller{Searcher: d.Search, Memories: d.Store, Traces: d.Store, Messages: d.Store}

@@ -600,9 +600,9 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = e.calls.RecordLLMCall(ctx, imprint.LLMCall{Op: `capture.alpha.v1`, PromptTokens: 10, CompletionTokens: 3, Outcome: "ok", Latency: 250 * time.Millisecond})
-	e.srv.Publish(EventCaptureDone, capture.Event{Kind: capture.EventDone, Result: &capture.Result{TraceIDs: []string{"a", "b"}}})
-	e.srv.Publish(EventExtractionDone, extract.Result{Success: true, Decisions: extract.Decisions{Store: 2, Skip: 1}})
-	e.srv.Publish(EventExtractionFailed, map[string]string{"session_id": "s1"})
+	e.srv.Publish(ctx, imprint.Event{Type: EventCaptureDone, Scope: scopeA, Payload: capture.Event{Kind: capture.EventDone, Result: &capture.Result{TraceIDs: []string{"a", "b"}}}})
+	e.srv.Publish(ctx, imprint.Event{Type: EventExtractionDone, Scope: scopeA, Payload: extract.Result{Success: true, Decisions: extract.Decisions{Store: 2, Skip: 1}}})
+	e.srv.Publish(ctx, imprint.Event{Type: EventExtractionFailed, Scope: scopeA, Payload: map[string]string{"session_id": "s1"}})
 	if _, _, err := e.db.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobEmbed, Scope: scopeA}); err != nil {
 		t.Fatal(err)
 	}
@@ -671,10 +671,12 @@ func TestEvents(t *testing.T) {
 		done <- result{evs, err}
 	}()
 	waitFor(t, "the stream to subscribe", func() bool { return e.srv.hub.count() == 1 })
-	// Bob's episode event must not reach Ana's stream.
-	e.srv.Publish("capture.started", imprint.Episode{ID: "ep-b", Scope: scopeB})
-	e.srv.Publish("capture.started", capture.Event{Kind: capture.EventStarted, EpisodeID: "ep-1", SessionID: "s1"})
-	e.srv.PublishScoped(scopeA, "extraction.done", extract.Result{Success: true, SessionID: "s1", Decisions: extract.Decisions{Store: 1}})
+	// Bob's event and one published without a scope must not reach Ana's
+	// stream.
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.started", Scope: scopeB, Payload: capture.Event{Kind: capture.EventStarted, EpisodeID: "ep-b", SessionID: "s2"}})
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.started", Payload: capture.Event{Kind: capture.EventStarted, EpisodeID: "ep-none", SessionID: "s0"}})
+	e.srv.Publish(ctx, imprint.Event{Type: "capture.started", Scope: scopeA, Payload: capture.Event{Kind: capture.EventStarted, EpisodeID: "ep-1", SessionID: "s1"}})
+	e.srv.Publish(ctx, imprint.Event{Type: "extraction.done", Scope: scopeA, Payload: extract.Result{Success: true, SessionID: "s1", Decisions: extract.Decisions{Store: 1}}})
 	res := <-done
 	if !errors.Is(res.err, errStop) {
 		t.Fatalf("events: %v", res.err)
@@ -721,7 +723,7 @@ func TestEventsRawFormat(t *testing.T) {
 		t.Fatalf("content type %q", resp.Header.Get("Content-Type"))
 	}
 	waitFor(t, "the stream to subscribe", func() bool { return e.srv.hub.count() == 1 })
-	e.srv.Publish("capture.failed", map[string]string{"episode_id": "x"})
+	e.srv.Publish(t.Context(), imprint.Event{Type: "capture.failed", Scope: imprint.DefaultScope(), Payload: map[string]string{"episode_id": "x"}})
 	e.srv.Close()
 	body, _ := io.ReadAll(resp.Body)
 	// The event stream is exempt from the (here, already expired) request timeout.

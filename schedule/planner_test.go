@@ -83,10 +83,13 @@ func TestPlannerFinalizesIdleEpisodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			db := openStore(t)
-			bus := session.NewBus(nil)
 			finalized := 0
-			bus.Subscribe(session.EventEpisodeFinalized, func(session.Event) { finalized++ })
-			m := session.NewManager(session.ManagerDeps{Store: db, Bus: bus}, session.ManagerConfig{EpisodeIdle: 30 * time.Minute})
+			bus := imprint.PublisherFunc(func(_ context.Context, e imprint.Event) {
+				if e.Type == imprint.EventEpisodeFinalized {
+					finalized++
+				}
+			})
+			m := session.NewManager(session.ManagerDeps{Store: db, Events: bus}, session.ManagerConfig{EpisodeIdle: 30 * time.Minute})
 			if _, err := m.AppendTurns(t.Context(), scope, "s1", []imprint.Turn{{Role: imprint.RoleTool, Content: "ok"}}); err != nil {
 				t.Fatal(err)
 			}

@@ -32,11 +32,14 @@ type TurnRecorder interface {
 	RecordTurns(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error
 }
 
-// ManagerDeps are what a Manager works with. Store is required; Bus,
+// ManagerDeps are what a Manager works with. Store is required; Events,
 // Recorder, Logger and Wake may be nil.
 type ManagerDeps struct {
-	Store    imprint.ServiceStore
-	Bus      *Bus
+	Store imprint.ServiceStore
+	// Events receives episode.started, episode.finalized and
+	// episode.abandoned (imprint.EpisodeEvent payloads), each with the
+	// episode's scope; nil publishes nothing.
+	Events   imprint.Publisher
 	Recorder TurnRecorder
 	Logger   *slog.Logger
 	// Wake, when set, is called after the manager enqueued a job, so the
@@ -73,7 +76,7 @@ func NewManager(d ManagerDeps, cfg ManagerConfig) *Manager {
 func (m *Manager) EpisodeIdle() time.Duration { return m.cfg.EpisodeIdle }
 
 // AppendTurns appends turns to the session's open episode, opening a new
-// one (id imprint.NewID(), announced as EventEpisodeStarted) when the
+// one (id imprint.NewID(), announced as imprint.EventEpisodeStarted) when the
 // session has none, and returns the episode after the append, its Turns
 // the turns added and TurnCount its number of turns (as the store's
 // AppendTurns).
@@ -156,15 +159,15 @@ func (m *Manager) AppendTurns(ctx context.Context, scope imprint.Scope, sessionI
 		return imprint.Episode{}, fmt.Errorf("append turns of session %s: %w", sessionID, err)
 	}
 	if ep.ID == newID {
-		m.publish(Event{Kind: EventEpisodeStarted, Episode: ep})
+		m.publish(ctx, imprint.EventEpisodeStarted, ep, "")
 	}
 	return ep, nil
 }
 
 // Finalize closes the session's open episode as closedBy (finalized when
 // empty) and enqueues its capture job in the same transaction, then
-// publishes EventEpisodeFinalized and, for an abandoned episode,
-// EventEpisodeAbandoned. It returns the closed episode; an error of kind
+// publishes imprint.EventEpisodeFinalized and, for an abandoned episode,
+// imprint.EventEpisodeAbandoned. It returns the closed episode; an error of kind
 // ErrNotFound when the session has no open episode, ErrInvalid for an
 // unknown closedBy.
 func (m *Manager) Finalize(ctx context.Context, scope imprint.Scope, sessionID string, closedBy imprint.ClosedBy) (imprint.Episode, error) {
@@ -199,9 +202,9 @@ func (m *Manager) close(ctx context.Context, ep imprint.Episode, closedBy imprin
 		return imprint.Episode{}, err
 	}
 	m.wake()
-	m.publish(Event{Kind: EventEpisodeFinalized, Episode: closed, ClosedBy: closedBy})
+	m.publish(ctx, imprint.EventEpisodeFinalized, closed, closedBy)
 	if closedBy == imprint.ClosedAbandoned {
-		m.publish(Event{Kind: EventEpisodeAbandoned, Episode: closed, ClosedBy: closedBy})
+		m.publish(ctx, imprint.EventEpisodeAbandoned, closed, closedBy)
 	}
 	return closed, nil
 }
@@ -273,9 +276,10 @@ func (m *Manager) FinalizeIdle(ctx context.Context, now time.Time) (int, error) 
 	return n, nil
 }
 
-func (m *Manager) publish(e Event) {
-	if m.d.Bus != nil {
-		m.d.Bus.Publish(e)
+// publish announces an episode event with the episode's scope.
+func (m *Manager) publish(ctx context.Context, typ string, ep imprint.Episode, closedBy imprint.ClosedBy) {
+	if m.d.Events != nil {
+		m.d.Events.Publish(ctx, imprint.Event{Type: typ, Scope: ep.Scope, Payload: imprint.EpisodeEvent{Episode: ep, ClosedBy: closedBy}})
 	}
 }
 

@@ -42,14 +42,14 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	f := &fixture{db: db}
-	bus := session.NewBus(nil)
-	bus.Subscribe(session.AnyKind, func(e session.Event) {
+	bus := imprint.PublisherFunc(func(_ context.Context, ev imprint.Event) {
+		e := ev.Payload.(imprint.EpisodeEvent)
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.events = append(f.events, e.Kind+" "+e.Episode.SessionID+" "+string(e.Episode.Status))
+		f.events = append(f.events, ev.Type+" "+e.Episode.SessionID+" "+string(e.Episode.Status))
 	})
 	rec := record.NewRecorder(record.Deps{Store: db}, record.Config{EveryNRounds: 5})
-	f.m = session.NewManager(session.ManagerDeps{Store: db, Bus: bus, Recorder: recorderAdapter{rec},
+	f.m = session.NewManager(session.ManagerDeps{Store: db, Events: bus, Recorder: recorderAdapter{rec},
 		Wake: func() { f.mu.Lock(); f.wakes++; f.mu.Unlock() }}, session.ManagerConfig{})
 	return f
 }

@@ -101,17 +101,25 @@ func (a *App) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	bus := session.NewBus(a.Logger)
 	emb, err := a.Embedder()
 	if err != nil {
 		return err
 	}
 	due := &ingest.Due{Jobs: sched, Embedding: emb != nil, Logger: a.Logger}
 	turns := &ingest.TurnRecorder{Recorder: rec, Ingest: due}
-	mgr := session.NewManager(session.ManagerDeps{Store: svc, Bus: bus, Recorder: turns, Logger: a.Logger, Wake: sched.Wake,
+	// Closed episodes reach the event stream (episode.finalized, with the
+	// episode's scope); their capture is the durable job enqueued in the
+	// same transaction (docs/CONTRACTS.md §8).
+	var srv *httpapi.Server
+	episodes := imprint.PublisherFunc(func(ctx context.Context, e imprint.Event) {
+		if e.Type == imprint.EventEpisodeFinalized {
+			srv.Publish(ctx, e)
+		}
+	})
+	mgr := session.NewManager(session.ManagerDeps{Store: svc, Events: episodes, Recorder: turns, Logger: a.Logger, Wake: sched.Wake,
 		Redact: redact.String},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
-	srv := httpapi.NewServer(httpapi.Deps{
+	srv = httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Ingest: due, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
 		Redact: redact.String,
 		Budget: a.LLMBudget(),
@@ -119,16 +127,10 @@ func (a *App) serve(ctx context.Context) error {
 		AllowedHosts: cfg.Server.AllowedHosts, MaxTurnsPerRequest: cfg.Server.MaxTurnsPerRequest})
 	defer srv.Close()
 	turns.Count = srv.CountRecorded
-	// Closed episodes reach the event stream; their capture is the
-	// durable job enqueued in the same transaction (docs/CONTRACTS.md §8).
-	defer bus.Subscribe(session.EventEpisodeFinalized, func(e session.Event) {
-		srv.PublishScoped(e.Episode.Scope, session.EventEpisodeFinalized, episodeEvent{
-			EpisodeID: e.Episode.ID, SessionID: e.Episode.SessionID, Status: string(e.Episode.Status),
-			ClosedBy: string(e.ClosedBy), Turns: len(e.Episode.Turns),
-		})
-	})()
 
-	w := &ingest.Workers{Store: svc, Capture: capRunner, Extract: extRunner, Publish: srv.PublishScoped,
+	w := &ingest.Workers{Store: svc, Capture: capRunner, Extract: extRunner, Publish: func(scope imprint.Scope, name string, data any) {
+		srv.Publish(ctx, imprint.Event{Type: name, Scope: scope, Payload: data})
+	},
 		Embedder: emb, EmbedTraces: cfg.Capture.EmbedTraces, Due: due, Logger: a.Logger}
 	sched.Handle(imprint.JobCapture, w.CaptureJob)
 	sched.Handle(imprint.JobExtract, w.ExtractJob)
@@ -192,13 +194,4 @@ func (a *App) serve(ctx context.Context) error {
 func planEvery(extractIdle, episodeIdle time.Duration) time.Duration {
 	d := min(extractIdle, episodeIdle) / 4
 	return min(max(d, minPlanEvery), maxPlanEvery)
-}
-
-// episodeEvent is the data of an episode.finalized server-sent event.
-type episodeEvent struct {
-	EpisodeID string `json:"episode_id"`
-	SessionID string `json:"session_id"`
-	Status    string `json:"status"`
-	ClosedBy  string `json:"closed_by"`
-	Turns     int    `json:"turns"`
 }

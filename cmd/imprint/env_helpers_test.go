@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/imprint-dev/imprint"
 )
 
 // envMap returns a lookup over m, standing in for the process environment.
@@ -21,4 +23,14 @@ func writeFile(t *testing.T, dir, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// hasRole reports whether one of turns has role r.
+func hasRole(turns []imprint.Turn, r imprint.Role) bool {
+	for _, t := range turns {
+		if t.Role == r {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/search"
 )
 
@@ -66,7 +67,7 @@ func (a *App) newClient(cmd *cobra.Command, server, token string) (*httpapi.Clie
 
 // hookClient is the client of the Claude Code hook: --server, else
 // IMPRINT_SERVER, else the configured server.addr on loopback.
-func (a *App) hookClient(cmd *cobra.Command, server, token string) (hookAPI, error) {
+func (a *App) hookClient(cmd *cobra.Command, server, token string) (ingest.HookAPI, error) {
 	cl, err := a.remoteClient(cmd, server, token)
 	if err != nil || cl != nil {
 		return clientHookAPI{cl}, err
@@ -88,22 +89,26 @@ func (a *App) hookClient(cmd *cobra.Command, server, token string) (hookAPI, err
 // clientHookAPI is the hook's view of httpapi.Client.
 type clientHookAPI struct{ c *httpapi.Client }
 
-func (h clientHookAPI) recordMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
+// RecordMessages implements ingest.HookAPI.
+func (h clientHookAPI) RecordMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
 	_, err := h.c.Record(ctx, scope, sessionID, msgs)
 	return err
 }
 
-func (h clientHookAPI) submitEpisode(ctx context.Context, ep imprint.Episode) error {
+// SubmitEpisode implements ingest.HookAPI.
+func (h clientHookAPI) SubmitEpisode(ctx context.Context, ep imprint.Episode) error {
 	_, err := h.c.SubmitEpisode(ctx, ep)
 	return err
 }
 
-func (h clientHookAPI) endSession(ctx context.Context, scope imprint.Scope, sessionID string) error {
+// EndSession implements ingest.HookAPI.
+func (h clientHookAPI) EndSession(ctx context.Context, scope imprint.Scope, sessionID string) error {
 	_, _, err := h.c.End(ctx, scope, sessionID)
 	return err
 }
 
-func (h clientHookAPI) recall(ctx context.Context, scope imprint.Scope, query, sessionID string, budget int) (string, error) {
+// Recall implements ingest.HookAPI.
+func (h clientHookAPI) Recall(ctx context.Context, scope imprint.Scope, query, sessionID string, budget int) (string, error) {
 	res, err := h.c.Recall(ctx, search.RecallQuery{Scope: scope, Text: query, SessionID: sessionID, BudgetTokens: budget})
 	return res.Context, err
 }

@@ -114,11 +114,13 @@ func (h clientHookAPI) Recall(ctx context.Context, scope imprint.Scope, query, s
 }
 
 // eventStream follows a server's event stream for one scope. Events
-// published after open returns are seen.
+// published after open returns are seen. It owns the goroutine reading the
+// stream: close stops it and waits for it.
 type eventStream struct {
 	events chan httpapi.Event
 	errc   chan error
 	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // openEvents subscribes to the scope's events and returns once the server
@@ -140,8 +142,9 @@ func openEvents(ctx context.Context, c *httpapi.Client, scope imprint.Scope) (*e
 		}
 		return resp, err
 	})}
-	s := &eventStream{events: make(chan httpapi.Event, 256), errc: make(chan error, 1), cancel: cancel}
+	s := &eventStream{events: make(chan httpapi.Event, 256), errc: make(chan error, 1), cancel: cancel, done: make(chan struct{})}
 	go func() {
+		defer close(s.done)
 		err := ec.Events(ctx, scope, func(e httpapi.Event) error {
 			select {
 			case s.events <- e:
@@ -159,10 +162,10 @@ func openEvents(ctx context.Context, c *httpapi.Client, scope imprint.Scope) (*e
 	case <-ready:
 		return s, nil
 	case err := <-s.errc:
-		cancel()
+		s.close()
 		return nil, err
 	case <-ctx.Done():
-		cancel()
+		s.close()
 		return nil, ctx.Err()
 	}
 }
@@ -184,7 +187,10 @@ func (s *eventStream) next(ctx context.Context) (httpapi.Event, error) {
 	}
 }
 
-func (s *eventStream) close() { s.cancel() }
+func (s *eventStream) close() {
+	s.cancel()
+	<-s.done
+}
 
 // remoteCapture submits the episodes (already prepared, ids set) to the
 // service and prints each capture result as the service reports it.

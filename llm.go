@@ -104,6 +104,24 @@ func (e *BudgetError) Error() string {
 // Is reports whether target is ErrLLMBudget.
 func (e *BudgetError) Is(target error) bool { return target == ErrLLMBudget }
 
+// BudgetState is a scope's LLM budget (llm.budget) as /v1/status reports
+// it.
+type BudgetState struct {
+	// CallsPerHour and PromptTokensPerHour are the limits (0: off).
+	CallsPerHour        int `json:"calls_per_hour"`
+	PromptTokensPerHour int `json:"prompt_tokens_per_hour"`
+	// Calls and PromptTokens are what the scope spent in the last hour.
+	Calls        int `json:"calls"`
+	PromptTokens int `json:"prompt_tokens"`
+	// Exhausted is true while a limit is reached: LLM work of the scope
+	// waits until FreesAt.
+	Exhausted bool `json:"exhausted"`
+	FreesAt   Time `json:"frees_at"`
+	// ResetsAt is when the oldest call of the window leaves it; zero when
+	// the window is empty.
+	ResetsAt Time `json:"resets_at"`
+}
+
 // BudgetWait returns when the work refused with err may try again: the
 // Until of a BudgetError in err's chain, and whether there is one.
 func BudgetWait(err error) (time.Time, bool) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/search"
 )
@@ -39,6 +38,18 @@ type Sessions interface {
 	// pending messages; it returns the closed episode's id (nil when none
 	// was open) and the number of pending messages.
 	End(ctx context.Context, scope imprint.Scope, sessionID string) (*string, int, error)
+}
+
+// CallLog sums the LLM calls made in this process by op
+// (*llm.MemoryRecorder).
+type CallLog interface {
+	Usage() map[string]imprint.LLMUsage
+}
+
+// Budget reports a scope's LLM budget (*llm.Budget); limits of 0 mean
+// there is none.
+type Budget interface {
+	State(ctx context.Context, scope imprint.Scope) (imprint.BudgetState, error)
 }
 
 // Recorder records L0 messages (*record.Recorder).
@@ -71,10 +82,10 @@ type Deps struct {
 	Search search.Searcher
 	// Calls is the in-process LLM call log for /metrics and /v1/status;
 	// nil reads the usage from Store.
-	Calls *llm.MemoryRecorder
+	Calls CallLog
 	// Budget is the LLM client's budget (llm.budget), reported by
 	// /v1/status; nil when there is none.
-	Budget *llm.Budget
+	Budget Budget
 	Logger *slog.Logger
 	// Redact replaces secrets in a text (redact.String in the binary); a
 	// posted episode is redacted before it is stored. Nil keeps texts as

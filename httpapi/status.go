@@ -7,7 +7,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/llm"
 )
 
 // maxFailedJobs bounds the failed jobs listed in a status.
@@ -32,7 +31,7 @@ type Status struct {
 // jobs of the scope waiting to run later (for the budget, or a moment for
 // a busy session).
 type BudgetStatus struct {
-	llm.BudgetState
+	imprint.BudgetState
 	WaitingJobs int `json:"waiting_jobs"`
 }
 
@@ -102,13 +101,15 @@ func (s *Server) status(ctx context.Context, scope imprint.Scope) (Status, error
 
 // budget reports the scope's LLM budget, nil when the server has none.
 func (s *Server) budget(ctx context.Context, scope imprint.Scope) (*BudgetStatus, error) {
-	b := s.d.Budget
-	if b == nil || (b.Limits().CallsPerHour <= 0 && b.Limits().PromptTokensPerHour <= 0) {
+	if s.d.Budget == nil {
 		return nil, nil
 	}
-	bs, err := b.State(ctx, scope)
+	bs, err := s.d.Budget.State(ctx, scope)
 	if err != nil {
 		return nil, fmt.Errorf("status budget: %w", err)
+	}
+	if bs.CallsPerHour <= 0 && bs.PromptTokensPerHour <= 0 {
+		return nil, nil
 	}
 	out := &BudgetStatus{BudgetState: bs}
 	jobs, err := s.d.Store.ListJobs(ctx, &scope, imprint.JobAvailable, maxWaitingJobs)

@@ -203,26 +203,13 @@ func (w *window) tokens() int {
 	return n
 }
 
-// BudgetState is a scope's budget as /v1/status reports it.
-type BudgetState struct {
-	// CallsPerHour and PromptTokensPerHour are the limits (0: off).
-	CallsPerHour        int `json:"calls_per_hour"`
-	PromptTokensPerHour int `json:"prompt_tokens_per_hour"`
-	// Calls and PromptTokens are what the scope spent in the last hour.
-	Calls        int `json:"calls"`
-	PromptTokens int `json:"prompt_tokens"`
-	// Exhausted is true while a limit is reached: LLM work of the scope
-	// waits until FreesAt.
-	Exhausted bool         `json:"exhausted"`
-	FreesAt   imprint.Time `json:"frees_at"`
-	// ResetsAt is when the oldest call of the window leaves it; zero when
-	// the window is empty.
-	ResetsAt imprint.Time `json:"resets_at"`
-}
-
-// State returns scope's budget now. Errors come from the call source.
-func (b *Budget) State(ctx context.Context, scope imprint.Scope) (BudgetState, error) {
-	st := BudgetState{CallsPerHour: b.limits.CallsPerHour, PromptTokensPerHour: b.limits.PromptTokensPerHour}
+// State returns scope's budget now; a nil Budget has no limits. Errors
+// come from the call source.
+func (b *Budget) State(ctx context.Context, scope imprint.Scope) (imprint.BudgetState, error) {
+	if b == nil {
+		return imprint.BudgetState{}, nil
+	}
+	st := imprint.BudgetState{CallsPerHour: b.limits.CallsPerHour, PromptTokensPerHour: b.limits.PromptTokensPerHour}
 	key := budgetKey(scope)
 	if key == (imprint.Scope{}) || (b.limits.CallsPerHour <= 0 && b.limits.PromptTokensPerHour <= 0) {
 		return st, nil

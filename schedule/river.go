@@ -73,8 +73,35 @@ type River[TTx any] struct {
 	// extracting holds the sessions whose extraction runs here.
 	extracting sync.Map
 	// holders remembers, by kind and unique key, the job InsertTx last saw
-	// holding the key (see InsertTx).
-	holders sync.Map
+	// holding the key (see InsertTx); at most maxHolders keys.
+	holdersMu sync.Mutex
+	holders   map[string]int64
+}
+
+// maxHolders bounds River.holders: past it the remembered keys are
+// forgotten, and each is learnt again from River at its next insert.
+const maxHolders = 10_000
+
+// holder returns the job remembered holding key.
+func (e *River[TTx]) holder(key string) (int64, bool) {
+	e.holdersMu.Lock()
+	defer e.holdersMu.Unlock()
+	id, ok := e.holders[key]
+	return id, ok
+}
+
+// setHolder remembers job id holding key; id 0 forgets the key.
+func (e *River[TTx]) setHolder(key string, id int64) {
+	e.holdersMu.Lock()
+	defer e.holdersMu.Unlock()
+	if id == 0 {
+		delete(e.holders, key)
+		return
+	}
+	if e.holders == nil || len(e.holders) >= maxHolders {
+		e.holders = map[string]int64{}
+	}
+	e.holders[key] = id
 }
 
 // The River engine is the store's job engine.
@@ -204,8 +231,9 @@ const handBackBatch = 1000
 // own producer makes when a job ends).
 func (e *River[TTx]) handBack(ctx context.Context) (int, error) {
 	n := 0
+	params := river.NewJobListParams().States(rivertype.JobStateRunning).First(handBackBatch)
 	for {
-		res, err := e.client.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateRunning).First(handBackBatch))
+		res, err := e.client.JobList(ctx, params)
 		if err != nil {
 			return n, err
 		}
@@ -225,6 +253,10 @@ func (e *River[TTx]) handBack(ctx context.Context) (int, error) {
 			return n, err
 		}
 		n += k
+		if k < handBackBatch {
+			return n, nil
+		}
+		params = params.After(res.LastCursor)
 	}
 }
 
@@ -254,11 +286,11 @@ func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (impri
 		// call: when the job last seen holding the key still holds it
 		// (read by id with River's JobGetTx, in tx), return it instead.
 		holderKey = string(j.Kind) + "\x00" + j.UniqueKey
-		if id, ok := e.holders.Load(holderKey); ok {
-			if old, held := e.holderOf(ctx, tx, id.(int64), j); held {
+		if id, ok := e.holder(holderKey); ok {
+			if old, held := e.holderOf(ctx, tx, id, j); held {
 				return old, false, nil
 			}
-			e.holders.Delete(holderKey)
+			e.setHolder(holderKey, 0)
 		}
 	}
 	res, err := e.client.InsertTx(ctx, tx, args, opts)
@@ -270,7 +302,7 @@ func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (impri
 		return j, false, err
 	}
 	if holderKey != "" {
-		e.holders.Store(holderKey, out.ID)
+		e.setHolder(holderKey, out.ID)
 	}
 	return out, !res.UniqueSkippedAsDuplicate, nil
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/search"
 )
 
@@ -157,13 +156,13 @@ type messagesIn struct {
 // requests of at most MaxTurnsPerRequest messages, and returns their
 // results merged. After a failed request the messages of the requests
 // before it stay recorded; recording them again skips them.
-func (c *Client) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (record.Result, error) {
-	var res record.Result
+func (c *Client) Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (imprint.RecordResult, error) {
+	var res imprint.RecordResult
 	if msgs == nil {
 		msgs = []imprint.Message{}
 	}
 	err := chunked(ctx, c, msgs, func(ctx context.Context, part []imprint.Message) error {
-		var one record.Result
+		var one imprint.RecordResult
 		in := messagesIn{SessionID: sessionID, Scope: scope.WithDefaults(), Messages: part}
 		if err := c.do(ctx, http.MethodPost, "/v1/messages", nil, in, &one); err != nil {
 			return err
@@ -175,7 +174,7 @@ func (c *Client) Record(ctx context.Context, scope imprint.Scope, sessionID stri
 }
 
 // mergeResults adds the result of a later request of the same post to res.
-func mergeResults(res, one record.Result) record.Result {
+func mergeResults(res, one imprint.RecordResult) imprint.RecordResult {
 	if res.SessionID == "" {
 		return one
 	}

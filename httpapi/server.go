@@ -10,7 +10,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/search"
 )
 
@@ -54,7 +53,7 @@ type Budget interface {
 
 // Recorder records L0 messages (*record.Recorder).
 type Recorder interface {
-	Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (record.Result, error)
+	Record(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (imprint.RecordResult, error)
 }
 
 // Jobs enqueues durable jobs (schedule.Scheduler).

@@ -64,32 +64,16 @@ func NewRecorder(d Deps, cfg Config) *Recorder {
 	return &Recorder{d: d, cfg: cfg, now: time.Now}
 }
 
-// Result is the L0 record result (CONTRACTS.md §5.3).
-type Result struct {
-	SessionID     string   `json:"session_id"`
-	RecordedCount int      `json:"recorded_count"`
-	MessageIDs    []string `json:"message_ids"`
-	// FilteredMessages are the messages actually recorded, after sanitizing
-	// and redaction.
-	FilteredMessages []FilteredMessage `json:"filtered_messages"`
-	Skipped          []Skipped         `json:"skipped"`
-	// VectorsWritten counts the recorded messages that got a vector.
-	VectorsWritten    int  `json:"vectors_written"`
-	SchedulerNotified bool `json:"scheduler_notified"`
-}
+// Result is the L0 record result (CONTRACTS.md §5.3). It is the root's
+// type, so that the HTTP API answers with it without importing the
+// recorder.
+type Result = imprint.RecordResult
 
 // FilteredMessage is one recorded message as stored.
-type FilteredMessage struct {
-	ID      string       `json:"id"`
-	Role    imprint.Role `json:"role"`
-	Content string       `json:"content"`
-}
+type FilteredMessage = imprint.FilteredMessage
 
 // Skipped is one message that was not recorded, and why.
-type Skipped struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-}
+type Skipped = imprint.SkippedMessage
 
 // conversationLine is one line of a conversations day shard (CONTRACTS.md §6).
 type conversationLine struct {

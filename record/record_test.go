@@ -152,7 +152,7 @@ func TestRecordSkipsEmptyAndBatchDuplicates(t *testing.T) {
 	want := Result{
 		SessionID: "s1", RecordedCount: 1, MessageIDs: []string{"ok"},
 		FilteredMessages: []FilteredMessage{{ID: "ok", Role: imprint.RoleUser, Content: "hello there"}},
-		Skipped:          []Skipped{{"e1", ReasonEmpty}, {"e2", ReasonEmpty}, {"e3", ReasonEmpty}, {"ok", ReasonDuplicate}},
+		Skipped:          []Skipped{{ID: "e1", Reason: ReasonEmpty}, {ID: "e2", Reason: ReasonEmpty}, {ID: "e3", Reason: ReasonEmpty}, {ID: "ok", Reason: ReasonDuplicate}},
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("Record (-want +got):\n%s", diff)

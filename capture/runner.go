@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -113,18 +112,7 @@ func DeriveEpisodeID(ep imprint.Episode) string { return imprint.DeriveEpisodeID
 // TraceID returns the id of the trace of step stepKey of an episode; it is
 // the same on every capture of the episode.
 func TraceID(episodeID, stepKey string) string {
-	return hashID("imprint.trace.v1", episodeID, stepKey)
-}
-
-// hashID formats the SHA-256 of parts, each escaped and ended by 0x1f
-// (imprint.AppendKeyParts), as a UUID (version 8, RFC 9562).
-func hashID(parts ...string) string {
-	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0x1f, parts...))
-	var b [16]byte
-	copy(b[:], sum[:])
-	b[6] = b[6]&0x0f | 0x80
-	b[8] = b[8]&0x3f | 0x80
-	return imprint.FormatUUID(b)
+	return imprint.DerivedID("imprint.trace.v1", episodeID, stepKey)
 }
 
 // Prepare validates ep as Run does and returns it as it would be saved

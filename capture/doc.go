@@ -5,8 +5,16 @@
 // reflection quality α (per step, or in one batched LLM call per episode),
 // embedded, and saved in one store transaction.
 //
-// Run is the one entry point; Attach runs it for every episode the session
-// bus announces as closed. Only a store failure is an error: LLM and
-// embedding failures degrade to neutral scores or missing vectors and are
-// reported as warnings in the Result.
+// Each stage of the seed's data flow has its file: the step extractor in
+// steps.go, the normalizer in normalize.go, the reflection extractor in
+// reflection.go, reflection synthesis in synth.go, the α scorer in
+// alpha.go (its batched variant in batch.go, the choice between them in
+// score.go), the embedder in embed.go; runner.go prepares the episode
+// (imprint.PrepareEpisode) and saves the traces, subscriber.go captures
+// the episodes announced as closed.
+//
+// Run is the one entry point; Attach runs it for every episode announced
+// as closed. Only a store failure is an error: LLM and embedding failures
+// degrade to neutral scores or missing vectors and are reported as
+// warnings in the Result.
 package capture

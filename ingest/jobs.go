@@ -20,8 +20,10 @@ type Workers struct {
 	Store   imprint.Store
 	Capture *capture.Runner
 	Extract *extract.Runner
-	// Publish sends an event to the streams of scope; nil sends nothing.
-	Publish func(scope imprint.Scope, name string, data any)
+	// Events receives capture.started, capture.done, capture.failed,
+	// extraction.done and extraction.failed, each with the job's scope;
+	// nil publishes nothing.
+	Events imprint.Publisher
 	// Embedder fills in the vectors of records stored without one (nil:
 	// embedding.provider none); EmbedTraces is capture.embed_traces.
 	Embedder    imprint.Embedder
@@ -32,9 +34,9 @@ type Workers struct {
 	Logger *slog.Logger
 }
 
-func (w *Workers) publish(scope imprint.Scope, name string, data any) {
-	if w.Publish != nil {
-		w.Publish(scope, name, data)
+func (w *Workers) publish(ctx context.Context, scope imprint.Scope, name string, data any) {
+	if w.Events != nil {
+		w.Events.Publish(ctx, imprint.Event{Type: name, Scope: scope, Payload: data})
 	}
 }
 
@@ -70,26 +72,20 @@ func (w *Workers) CaptureJob(ctx context.Context, j imprint.Job) error {
 	if ep.Status == imprint.EpisodeOpen {
 		return fmt.Errorf("capture %s: episode is still open", j.EpisodeID)
 	}
-	w.publish(j.Scope, capture.EventStarted, capture.Event{Kind: capture.EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
+	w.publish(ctx, j.Scope, capture.EventStarted, capture.Event{Kind: capture.EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
 	res, err := w.Capture.Run(ctx, ep, ep.ClosedBy)
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, imprint.ErrLLMBudget) {
-			w.publish(j.Scope, capture.EventFailed, capture.Event{Kind: capture.EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
+			w.publish(ctx, j.Scope, capture.EventFailed, capture.Event{Kind: capture.EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
 		}
 		return fmt.Errorf("capture %s: %w", ep.ID, err)
 	}
-	w.publish(j.Scope, capture.EventDone, capture.Event{Kind: capture.EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
+	w.publish(ctx, j.Scope, capture.EventDone, capture.Event{Kind: capture.EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
 	if w.Embedder != nil && w.EmbedTraces && embedWarned(res.Warnings, func(x capture.Warning) string { return x.Stage }) {
 		w.Due.RetryEmbedding(ctx, j.Scope)
 	}
 	return nil
 }
-
-// Extraction event names on /v1/events.
-const (
-	EventExtractionDone   = "extraction.done"
-	EventExtractionFailed = "extraction.failed"
-)
 
 // ExtractJob extracts the session's pending messages window after window.
 // A failed window leaves its messages pending and fails the job, which is
@@ -99,9 +95,9 @@ func (w *Workers) ExtractJob(ctx context.Context, j imprint.Job) error {
 	err := w.Extract.ExtractPending(ctx, j.Scope, j.SessionID, func(res extract.Result) {
 		embedFailed = embedFailed || embedWarned(res.Warnings, func(x extract.Warning) string { return x.Stage })
 		if res.Success {
-			w.publish(j.Scope, EventExtractionDone, res)
+			w.publish(ctx, j.Scope, imprint.EventExtractionDone, res)
 		} else if ctx.Err() == nil && !budgetRefused(res) {
-			w.publish(j.Scope, EventExtractionFailed, res)
+			w.publish(ctx, j.Scope, imprint.EventExtractionFailed, res)
 		}
 	})
 	if embedFailed && w.Embedder != nil {

@@ -128,9 +128,7 @@ func (a *App) serve(ctx context.Context) error {
 	defer srv.Close()
 	turns.Count = srv.CountRecorded
 
-	w := &ingest.Workers{Store: svc, Capture: capRunner, Extract: extRunner, Publish: func(scope imprint.Scope, name string, data any) {
-		srv.Publish(ctx, imprint.Event{Type: name, Scope: scope, Payload: data})
-	},
+	w := &ingest.Workers{Store: svc, Capture: capRunner, Extract: extRunner, Events: srv,
 		Embedder: emb, EmbedTraces: cfg.Capture.EmbedTraces, Due: due, Logger: a.Logger}
 	sched.Handle(imprint.JobCapture, w.CaptureJob)
 	sched.Handle(imprint.JobExtract, w.ExtractJob)

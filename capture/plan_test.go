@@ -9,8 +9,8 @@ import (
 	"github.com/imprint-dev/imprint/llm/llmtest"
 )
 
-// TestPlannedCallsMatchARun checks that PlannedCalls counts the calls a
-// Runner makes when every call succeeds, for each batch mode with
+// TestPlannedCallsMatchARun checks that PlannedRequests (what the dry-run
+// estimate counts) plans the calls a Runner makes when every call succeeds, for each batch mode with
 // synthesis and α scoring on and off, on episodes with no, some and only
 // reflections, short and longer than the auto threshold.
 func TestPlannedCallsMatchARun(t *testing.T) {
@@ -50,12 +50,12 @@ func TestPlannedCallsMatchARun(t *testing.T) {
 						if len(res.Warnings) != 0 {
 							t.Fatalf("warnings %+v", res.Warnings)
 						}
-						want := PlannedCalls(Normalize(ExtractSteps(ep), cfg), cfg)
+						want := plannedCalls(t, ep, cfg)
 						if res.LLMCalls != want {
-							t.Errorf("run made %+v, PlannedCalls says %+v", res.LLMCalls, want)
+							t.Errorf("run made %+v, PlannedRequests says %+v", res.LLMCalls, want)
 						}
 						if n := len(srv.Requests()); n != want.Total() {
-							t.Errorf("the fake answered %d calls, PlannedCalls says %d", n, want.Total())
+							t.Errorf("the fake answered %d calls, PlannedRequests says %d", n, want.Total())
 						}
 					})
 				}
@@ -68,7 +68,30 @@ func TestPlannedCallsMatchARun(t *testing.T) {
 func TestPlannedCallsNoSteps(t *testing.T) {
 	t.Parallel()
 	cfg := config(func(c *Config) { c.SynthReflections = true })
-	if got := PlannedCalls(nil, cfg); got != (LLMCalls{}) {
-		t.Errorf("PlannedCalls(nil) = %+v, want none", got)
+	if got, err := PlannedRequests(imprint.Episode{}, nil, cfg); err != nil || len(got) != 0 {
+		t.Errorf("PlannedRequests(no steps) = %d requests, %v; want none", len(got), err)
 	}
+}
+
+// plannedCalls counts the requests PlannedRequests plans for ep by op.
+func plannedCalls(t *testing.T, ep imprint.Episode, cfg Config) LLMCalls {
+	t.Helper()
+	reqs, err := PlannedRequests(ep, Normalize(ExtractSteps(ep), cfg), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c LLMCalls
+	for _, r := range reqs {
+		switch r.Op {
+		case OpBatch:
+			c.BatchedReflection++
+		case OpSynth:
+			c.ReflectionSynth++
+		case OpAlpha:
+			c.AlphaScoring++
+		default:
+			t.Fatalf("planned request of op %q", r.Op)
+		}
+	}
+	return c
 }

@@ -9,11 +9,11 @@ import (
 
 // PlannedRequests returns the requests a Runner configured with cfg sends
 // to score the steps of ep (its normalized steps) when every call succeeds
-// and the model writes each reflection it is asked for: the calls
-// PlannedCalls counts, each with the system prompt and the user message
-// the runner builds. A step's grading call after a synthesis shows no
-// reflection (the synthesized one is not known before the call). It is
-// what `imprint import --dry-run` counts the prompt tokens of.
+// and the model writes each reflection it is asked for: the calls the
+// Result counts (LLMCalls), each with the system prompt and the user
+// message the runner builds. A step's grading call after a synthesis shows
+// no reflection (the synthesized one is not known before the call). It is
+// what `imprint import --dry-run` counts the calls and prompt tokens of.
 func PlannedRequests(ep imprint.Episode, steps []Step, cfg Config) ([]imprint.LLMRequest, error) {
 	cfg = cfg.withDefaults()
 	if !cfg.CaptureAbandoned && ep.ClosedBy == imprint.ClosedAbandoned {

@@ -94,39 +94,6 @@ func planScoring(n int, anyReflection bool, cfg Config) (batches [][]int, perSte
 	}
 }
 
-// PlannedCalls returns the LLM calls a Runner configured with cfg (zero
-// values taking their defaults, as in NewRunner) makes to score steps, the
-// normalized steps of an episode, when every call succeeds and the model
-// writes each reflection it is asked for: the batched calls, or per step a
-// synthesis call for a step without a reflection (synthesis on) and a
-// grading call for each step with one (α scoring on). A failed batch or a
-// declined reflection changes the real count. It is what
-// `imprint import --dry-run` estimates.
-func PlannedCalls(steps []Step, cfg Config) LLMCalls {
-	cfg = cfg.withDefaults()
-	reflected := 0
-	for _, st := range steps {
-		if text, _ := ResolveReflection(st); text != "" {
-			reflected++
-		}
-	}
-	batches, perStep := planScoring(len(steps), reflected > 0, cfg)
-	var c LLMCalls
-	c.BatchedReflection = len(batches)
-	if perStep == nil {
-		return c
-	}
-	graded := reflected
-	if cfg.SynthReflections {
-		c.ReflectionSynth = len(perStep) - reflected
-		graded = len(perStep)
-	}
-	if cfg.AlphaScoring {
-		c.AlphaScoring = graded
-	}
-	return c
-}
-
 // runBatches scores each batch in one call (LLMConcurrency at a time) and
 // returns the positions of the steps of failed batches, for the per-step
 // path.

@@ -16,7 +16,7 @@ const llmMaxTokens = 4096
 // state st (OpExtractPeople for a conversation between people, else
 // OpExtract) and reads its scenes. Between people an instruction the
 // model gives anyway is dropped, with a warning.
-func (r *Runner) callExtract(ctx context.Context, scope imprint.Scope, st sessionState, w Window) ([]Candidate, []string, string, []Warning, error) {
+func (r *Runner) callExtract(ctx context.Context, scope imprint.Scope, st sessionState, w Window) ([]imprint.Candidate, []string, string, []Warning, error) {
 	prevScene := st.scene
 	op, system, user := OpExtract, extractSystemPrompt, ExtractionUserMessage(prevScene, w.Background, w.New)
 	if st.people {

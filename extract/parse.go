@@ -87,7 +87,7 @@ type extraction struct {
 
 // scenesToCandidates turns decoded scenes into candidates, skipping memories
 // whose type is unknown (with a warning) or whose content is empty.
-func scenesToCandidates(scenes []rawScene, previousScene string) (cands []Candidate, names []string, last string, warns []Warning) {
+func scenesToCandidates(scenes []rawScene, previousScene string) (cands []imprint.Candidate, names []string, last string, warns []Warning) {
 	last = previousScene
 	seen := map[string]bool{}
 	for _, s := range scenes {
@@ -130,7 +130,7 @@ func scenesToCandidates(scenes []rawScene, previousScene string) (cands []Candid
 					src = []string{} // present but empty: attribute later
 				}
 			}
-			cands = append(cands, Candidate{
+			cands = append(cands, imprint.Candidate{
 				Content:          content,
 				Type:             typ,
 				Priority:         prio,
@@ -156,7 +156,7 @@ const missingPriority = math.MinInt32
 // dropped (it was extracted from earlier messages); one naming no id, or
 // only ids that are in neither section (mangled by the model), is
 // attributed to all new messages.
-func validate(cands []Candidate, newMsgs, background []imprint.Message, maxMemories int) ([]imprint.Memory, []Warning) {
+func validate(cands []imprint.Candidate, newMsgs, background []imprint.Message, maxMemories int) ([]imprint.Memory, []Warning) {
 	newIDs := make(map[string]bool, len(newMsgs))
 	allNew := make([]string, len(newMsgs))
 	for i, m := range newMsgs {

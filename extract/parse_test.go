@@ -59,7 +59,7 @@ func TestScenesToCandidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	cands, names, last, warns := scenesToCandidates(scenes, "Earlier scene")
-	want := []Candidate{
+	want := []imprint.Candidate{
 		{Content: "The user is vegetarian", Type: imprint.MemoryPersona, Priority: 85, SceneName: "Planning a trip", SourceMessageIDs: []string{"n1"}},
 		{Content: "The user flies to Kyoto", Type: imprint.MemoryEpisodic, Priority: 76, SceneName: "Planning a trip",
 			SourceMessageIDs: []string{"n1", "n2"}, Metadata: imprint.MemoryMetadata{ActivityStartTime: "2026-04-01T09:00:00.000Z"}},
@@ -110,7 +110,7 @@ func TestValidatePriorities(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _ := validate([]Candidate{{Content: "x y", Type: tt.typ, Priority: tt.in, SourceMessageIDs: []string{"n1"}}}, newMsgs, nil, 10)
+			got, _ := validate([]imprint.Candidate{{Content: "x y", Type: tt.typ, Priority: tt.in, SourceMessageIDs: []string{"n1"}}}, newMsgs, nil, 10)
 			if (len(got) == 1) != tt.keep {
 				t.Fatalf("kept %d memories, want keep=%v", len(got), tt.keep)
 			}
@@ -124,7 +124,7 @@ func TestValidatePriorities(t *testing.T) {
 func TestValidateSourcesCapAndIDs(t *testing.T) {
 	t.Parallel()
 	newMsgs := []imprint.Message{{ID: "n1"}, {ID: "n2"}}
-	cands := []Candidate{
+	cands := []imprint.Candidate{
 		{Content: "from new and background", Type: imprint.MemoryPersona, Priority: 60, SourceMessageIDs: []string{"bg1", "n2", "n2"}},
 		{Content: "from background only", Type: imprint.MemoryPersona, Priority: 60, SourceMessageIDs: []string{"bg1"}},
 		{Content: "invented type", Type: "opinion", Priority: 60, SourceMessageIDs: []string{"n1"}},
@@ -263,7 +263,7 @@ func TestValidateSourceIDForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, warns := validate([]Candidate{{Content: "x y", Type: imprint.MemoryPersona, Priority: 60, SourceMessageIDs: tt.in}}, newMsgs, bg, 10)
+			got, warns := validate([]imprint.Candidate{{Content: "x y", Type: imprint.MemoryPersona, Priority: 60, SourceMessageIDs: tt.in}}, newMsgs, bg, 10)
 			if tt.want == nil {
 				if len(got) != 0 {
 					t.Errorf("kept %+v, want the memory dropped", got)

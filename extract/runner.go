@@ -285,7 +285,7 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 	if len(w.New) == 0 {
 		return nil, prevScene, nil
 	}
-	var cands []Candidate
+	var cands []imprint.Candidate
 	var names []string
 	var lastScene string
 	if r.d.LLM == nil {
@@ -313,7 +313,7 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 }
 
 // candidateScenes collects the scene names of heuristic candidates.
-func candidateScenes(cands []Candidate, prev string) ([]string, string) {
+func candidateScenes(cands []imprint.Candidate, prev string) ([]string, string) {
 	var names []string
 	last := prev
 	for _, c := range cands {

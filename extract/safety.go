@@ -20,7 +20,7 @@ const CodeUnsafeInstruction = "unsafe_instruction"
 // messages stay recorded, as messages, and never become a standing
 // instruction that recall would inject into every prompt. Each one dropped
 // is a warning and an Info log line naming ids, never the text.
-func (r *Runner) dropUnsafe(ctx context.Context, scope imprint.Scope, sessionID string, cands []Candidate, res *Result) []Candidate {
+func (r *Runner) dropUnsafe(ctx context.Context, scope imprint.Scope, sessionID string, cands []imprint.Candidate, res *Result) []imprint.Candidate {
 	kept := cands[:0:0]
 	for _, c := range cands {
 		harm := unsafeInstruction(c.Type, c.Content)

@@ -9,18 +9,13 @@ import (
 	imprint "github.com/imprint-dev/imprint"
 )
 
-const episodeJSON = `{
-  "session_id": "s1",
-  "scope": {"tenant": "acme", "user": "u", "agent": "a"},
-  "meta": {"depth": 0},
-  "turns": [
-    {"role": "user", "content": "Find me a flight", "ts": "2026-05-01T10:00:00Z"},
-    {"role": "assistant", "content": [{"type": "text", "text": "Searching"}, {"type": "text", "text": "now."}], "ts": 1777629601000,
-     "meta": {"reflection": "search first", "depth": 1, "is_subagent": true}},
-    {"role": "tool", "content": "UA12", "meta": {"name": "search_flights", "input": {"from": "SFO"}, "error": "", "tool_call_id": "c1"}},
-    {"role": "assistant", "content": "UA12 it is."}
-  ]
-}`
+// episodeJSON is a §4.1 episode with a sub-agent turn, whose text is not
+// an L0 message (the reader's own tests are package wire's).
+const episodeJSON = `{"session_id": "s1", "scope": {"tenant": "acme", "user": "u", "agent": "a"},
+ "turns": [{"role": "user", "content": "Find me a flight"},
+  {"role": "assistant", "content": "Searching now.", "meta": {"is_subagent": true}},
+  {"role": "tool", "content": "UA12", "meta": {"name": "search_flights"}},
+  {"role": "assistant", "content": "UA12 it is."}]}`
 
 func TestReadImprint(t *testing.T) {
 	t.Parallel()

@@ -12,8 +12,9 @@ import (
 // every time the same thing is seen again, so capturing, importing or
 // extracting again replaces rows instead of adding them. Ids are stored,
 // so a way of deriving them never changes: every package derives its ids
-// here, with one hash (SHA-256) over one of two input encodings, read out
-// in the layout the stored ids have. A new kind of id uses DerivedID.
+// here, with one hash (SHA-256) over one of two input encodings (or, for
+// ContentID, raw bytes), read out in the layout the stored ids have. A new
+// kind of id uses DerivedID.
 
 // DerivedID returns the id of kind (a versioned name such as
 // "imprint.episode.v1") derived from parts: the SHA-256 of kind and the
@@ -64,6 +65,14 @@ func TimeOrderedID(ms int64, key string, rank int) string {
 	copy(b[0:6], t[2:8])
 	copy(b[6:], sum[:10])
 	return hashUUID(b[:])
+}
+
+// ContentID returns the id "<prefix>-<16 hex digits>" of a SHA-256 of
+// data: the session id of imported input that names none and has no file
+// name, so that importing the same bytes again finds the same session.
+func ContentID(prefix string, data []byte) string {
+	sum := sha256.Sum256(data)
+	return prefix + "-" + hex.EncodeToString(sum[:8])
 }
 
 // rankedSum is the SHA-256 of key followed by rank in decimal.

@@ -110,7 +110,7 @@ func ReadChatGPT(r io.Reader, file string) ([]Transcript, error) {
 		}
 		if id == "" {
 			if base == "" {
-				base = contentHashSession(SourceChatGPT, data)
+				base = imprint.ContentID(SourceChatGPT, data)
 			}
 			id = base + "-" + strconv.Itoa(i+1)
 		}

@@ -2,8 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -157,13 +155,6 @@ func sessionFromFile(file string) string {
 		return ""
 	}
 	return base
-}
-
-// contentHashSession names a session after a hash of its content, for input
-// that carries no session id and has no file name.
-func contentHashSession(prefix string, data []byte) string {
-	sum := sha256.Sum256(data)
-	return prefix + "-" + hex.EncodeToString(sum[:8])
 }
 
 // toolInput normalizes a tool call's arguments to compact JSON: raw JSON is kept, a

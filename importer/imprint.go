@@ -54,7 +54,7 @@ func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
 		if session := sessionFromFile(file); session != "" {
 			return session
 		}
-		return contentHashSession(SourceImprint, data)
+		return imprint.ContentID(SourceImprint, data)
 	})
 	if err != nil {
 		return nil, err

@@ -76,7 +76,7 @@ func ReadOpenAIChat(r io.Reader, file string) ([]Transcript, error) {
 		case base != "":
 			id = base + "-" + strconv.Itoa(i+1)
 		default:
-			id = contentHashSession(SourceOpenAI, data)
+			id = imprint.ContentID(SourceOpenAI, data)
 			if len(convs) > 1 {
 				id += "-" + strconv.Itoa(i+1)
 			}

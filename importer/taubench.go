@@ -72,7 +72,7 @@ func ReadTauBench(r io.Reader, file string) ([]Transcript, error) {
 	}
 	base := sessionFromFile(file)
 	if base == "" {
-		base = contentHashSession("stdin", data)
+		base = imprint.ContentID("stdin", data)
 	}
 	var out []Transcript
 	var orphans []Warning

@@ -11,9 +11,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/search"
 )
 
 // Client talks to a running imprint server. Its methods return the same
@@ -369,7 +369,7 @@ func (c *Client) Memory(ctx context.Context, scope imprint.Scope, id string) (Me
 
 // Search runs a hybrid search (GET /v1/search). Kinds of one kind search
 // that kind; none or several search all kinds.
-func (c *Client) Search(ctx context.Context, q search.Query) ([]imprint.Hit, error) {
+func (c *Client) Search(ctx context.Context, q imprint.SearchQuery) ([]imprint.Hit, error) {
 	v := scopeQuery(q.Scope)
 	v.Set("q", q.Text)
 	if len(q.Kinds) == 1 {
@@ -387,7 +387,7 @@ func (c *Client) Search(ctx context.Context, q search.Query) ([]imprint.Hit, err
 }
 
 // Recall returns the context block for q (GET /v1/recall).
-func (c *Client) Recall(ctx context.Context, q search.RecallQuery) (search.RecallResult, error) {
+func (c *Client) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.RecallResult, error) {
 	v := scopeQuery(q.Scope)
 	v.Set("q", q.Text)
 	if q.SessionID != "" {
@@ -396,7 +396,7 @@ func (c *Client) Recall(ctx context.Context, q search.RecallQuery) (search.Recal
 	if q.BudgetTokens > 0 {
 		v.Set("budget_tokens", strconv.Itoa(q.BudgetTokens))
 	}
-	var out search.RecallResult
+	var out imprint.RecallResult
 	err := c.do(ctx, http.MethodGet, "/v1/recall", v, nil, &out)
 	return out, err
 }
@@ -500,4 +500,224 @@ func (c *Client) send(req *http.Request) (*http.Response, error) {
 		hc = http.DefaultClient
 	}
 	return hc.Do(req)
+}
+
+// EventStream follows a server's event stream for one scope. Events
+// published after OpenEvents returns are seen. It owns the goroutine
+// reading the stream: Close stops it and waits for it.
+type EventStream struct {
+	events chan Event
+	errc   chan error
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// OpenEvents subscribes to the scope's events and returns once the server
+// has registered the stream (its response headers arrived). The stream is
+// not bounded by the client's request timeout, only by ctx.
+func (c *Client) OpenEvents(ctx context.Context, scope imprint.Scope) (*EventStream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	ready := make(chan struct{})
+	var once sync.Once
+	ec := *c
+	base := http.DefaultTransport
+	if c.HTTP != nil && c.HTTP.Transport != nil {
+		base = c.HTTP.Transport
+	}
+	ec.HTTP = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := base.RoundTrip(r)
+		if err == nil {
+			once.Do(func() { close(ready) })
+		}
+		return resp, err
+	})}
+	s := &EventStream{events: make(chan Event, 256), errc: make(chan error, 1), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		err := ec.Events(ctx, scope, func(e Event) error {
+			select {
+			case s.events <- e:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if err == nil {
+			err = fmt.Errorf("the server closed the event stream: %w", imprint.ErrUnavailable)
+		}
+		s.errc <- err
+	}()
+	select {
+	case <-ready:
+		return s, nil
+	case err := <-s.errc:
+		s.Close()
+		return nil, err
+	case <-ctx.Done():
+		s.Close()
+		return nil, ctx.Err()
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Next returns the next event, or an error when the stream or ctx ends.
+func (s *EventStream) Next(ctx context.Context) (Event, error) {
+	select {
+	case e := <-s.events:
+		return e, nil
+	case err := <-s.errc:
+		s.errc <- err
+		return Event{}, err
+	case <-ctx.Done():
+		return Event{}, fmt.Errorf("waiting for the server: %w", ctx.Err())
+	}
+}
+
+// Close stops the stream and waits for its reader.
+func (s *EventStream) Close() {
+	s.cancel()
+	<-s.done
+}
+
+// CaptureEpisodes submits the episodes (already prepared, ids set) and
+// calls fn with the capture result of each (the JSON of a capture result,
+// CONTRACTS §5.1), in the order of eps, as the service reports them on the
+// event stream. A capture that failed on the server ends it with an error
+// naming the episode; so does an error of fn.
+func (c *Client) CaptureEpisodes(ctx context.Context, eps []imprint.Episode, fn func(result json.RawMessage) error) error {
+	streams := map[imprint.Scope]*EventStream{}
+	defer func() {
+		for _, s := range streams {
+			s.Close()
+		}
+	}()
+	for _, ep := range eps {
+		if streams[ep.Scope] != nil {
+			continue
+		}
+		s, err := c.OpenEvents(ctx, ep.Scope)
+		if err != nil {
+			return fmt.Errorf("follow capture: %w", err)
+		}
+		streams[ep.Scope] = s
+	}
+	for _, ep := range eps {
+		if _, err := c.SubmitEpisode(ctx, ep); err != nil {
+			return fmt.Errorf("submit episode %s: %w", ep.ID, err)
+		}
+	}
+	outcomes := map[string]captureOutcome{}
+	for _, ep := range eps {
+		res, err := waitCapture(ctx, streams[ep.Scope], ep.ID, outcomes)
+		if err != nil {
+			return err
+		}
+		if err := fn(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// captureOutcome is what the service reported for one episode.
+type captureOutcome struct {
+	res json.RawMessage
+	err error
+}
+
+// waitCapture reads events until the capture of episodeID is done or
+// failed, keeping the outcomes of other episodes in seen.
+func waitCapture(ctx context.Context, s *EventStream, episodeID string, seen map[string]captureOutcome) (json.RawMessage, error) {
+	for {
+		if o, ok := seen[episodeID]; ok {
+			return o.res, o.err
+		}
+		e, err := s.Next(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("capture of %s: %w", episodeID, err)
+		}
+		switch e.Name {
+		case imprint.EventCaptureDone:
+			var d struct {
+				Result json.RawMessage `json:"result"`
+			}
+			var id struct {
+				EpisodeID string `json:"episode_id"`
+			}
+			if json.Unmarshal(e.Data, &d) == nil && json.Unmarshal(d.Result, &id) == nil {
+				seen[id.EpisodeID] = captureOutcome{res: d.Result}
+			}
+		case imprint.EventCaptureFailed:
+			var d struct {
+				EpisodeID string `json:"episode_id"`
+				Error     struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if json.Unmarshal(e.Data, &d) == nil {
+				seen[d.EpisodeID] = captureOutcome{err: fmt.Errorf("capture of %s failed on the server (%s): %s", d.EpisodeID, d.Error.Code, d.Error.Message)}
+			}
+		}
+	}
+}
+
+// PendingSessions returns the sessions of scope with messages pending
+// extraction.
+func (c *Client) PendingSessions(ctx context.Context, scope imprint.Scope) ([]string, error) {
+	st, err := c.Status(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	var sessions []string
+	for _, s := range st.Sessions {
+		if s.PendingMessages > 0 {
+			sessions = append(sessions, s.SessionID)
+		}
+	}
+	return sessions, nil
+}
+
+// ExtractSession asks the service to extract one session and calls fn with
+// each window's result (the JSON of an extraction result) as the service
+// reports it on s, until the windows have consumed the messages that were
+// pending when it asked. A window that failed on the server is passed to
+// fn with success false; an error of fn ends it. ErrNotFound for a session
+// the service does not know.
+func (c *Client) ExtractSession(ctx context.Context, s *EventStream, scope imprint.Scope, sessionID string, fn func(result json.RawMessage, success bool) error) error {
+	pending, err := c.Extract(ctx, scope, sessionID)
+	if err != nil {
+		return err
+	}
+	for pending > 0 {
+		e, err := s.Next(ctx)
+		if err != nil {
+			return fmt.Errorf("extract session %s: %w", sessionID, err)
+		}
+		if e.Name != EventExtractionDone && e.Name != EventExtractionFailed {
+			continue
+		}
+		var res struct {
+			Success    bool     `json:"success"`
+			SessionID  string   `json:"session_id"`
+			MessageIDs []string `json:"message_ids"`
+		}
+		if json.Unmarshal(e.Data, &res) != nil || res.SessionID != sessionID {
+			continue
+		}
+		if len(res.MessageIDs) == 0 && res.Success {
+			continue
+		}
+		if err := fn(e.Data, res.Success); err != nil {
+			return err
+		}
+		// Count down by what the windows consumed rather than asking the
+		// status again: the service may finish the next window before that
+		// answer, and its result would go unreported.
+		pending -= len(res.MessageIDs)
+	}
+	return nil
 }

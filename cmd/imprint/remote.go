@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +18,6 @@ import (
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/ingest"
-	"github.com/imprint-dev/imprint/search"
 )
 
 // This file is the --server path of the commands that read or write: they
@@ -109,87 +107,8 @@ func (h clientHookAPI) EndSession(ctx context.Context, scope imprint.Scope, sess
 
 // Recall implements ingest.HookAPI.
 func (h clientHookAPI) Recall(ctx context.Context, scope imprint.Scope, query, sessionID string, budget int) (string, error) {
-	res, err := h.c.Recall(ctx, search.RecallQuery{Scope: scope, Text: query, SessionID: sessionID, BudgetTokens: budget})
+	res, err := h.c.Recall(ctx, imprint.RecallQuery{Scope: scope, Text: query, SessionID: sessionID, BudgetTokens: budget})
 	return res.Context, err
-}
-
-// eventStream follows a server's event stream for one scope. Events
-// published after open returns are seen. It owns the goroutine reading the
-// stream: close stops it and waits for it.
-type eventStream struct {
-	events chan httpapi.Event
-	errc   chan error
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-// openEvents subscribes to the scope's events and returns once the server
-// has registered the stream (its response headers arrived).
-func openEvents(ctx context.Context, c *httpapi.Client, scope imprint.Scope) (*eventStream, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	ready := make(chan struct{})
-	var once sync.Once
-	ec := *c
-	base := http.DefaultTransport
-	if c.HTTP != nil && c.HTTP.Transport != nil {
-		base = c.HTTP.Transport
-	}
-	// The stream is not bounded by the request timeout.
-	ec.HTTP = &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		resp, err := base.RoundTrip(r)
-		if err == nil {
-			once.Do(func() { close(ready) })
-		}
-		return resp, err
-	})}
-	s := &eventStream{events: make(chan httpapi.Event, 256), errc: make(chan error, 1), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		err := ec.Events(ctx, scope, func(e httpapi.Event) error {
-			select {
-			case s.events <- e:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-		if err == nil {
-			err = fmt.Errorf("the server closed the event stream: %w", imprint.ErrUnavailable)
-		}
-		s.errc <- err
-	}()
-	select {
-	case <-ready:
-		return s, nil
-	case err := <-s.errc:
-		s.close()
-		return nil, err
-	case <-ctx.Done():
-		s.close()
-		return nil, ctx.Err()
-	}
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// next returns the next event, or an error when the stream or ctx ends.
-func (s *eventStream) next(ctx context.Context) (httpapi.Event, error) {
-	select {
-	case e := <-s.events:
-		return e, nil
-	case err := <-s.errc:
-		s.errc <- err
-		return httpapi.Event{}, err
-	case <-ctx.Done():
-		return httpapi.Event{}, fmt.Errorf("waiting for the server: %w", ctx.Err())
-	}
-}
-
-func (s *eventStream) close() {
-	s.cancel()
-	<-s.done
 }
 
 // remoteCapture submits the episodes (already prepared, ids set) to the
@@ -197,78 +116,13 @@ func (s *eventStream) close() {
 func (a *App) remoteCapture(ctx context.Context, c *httpapi.Client, eps []imprint.Episode) error {
 	ctx, cancel := context.WithTimeout(ctx, remoteWait)
 	defer cancel()
-	streams := map[imprint.Scope]*eventStream{}
-	defer func() {
-		for _, s := range streams {
-			s.close()
+	return c.CaptureEpisodes(ctx, eps, func(data json.RawMessage) error {
+		var res capture.Result
+		if err := json.Unmarshal(data, &res); err != nil {
+			return fmt.Errorf("capture result: %w: %v", imprint.ErrUnavailable, err)
 		}
-	}()
-	for _, ep := range eps {
-		if streams[ep.Scope] != nil {
-			continue
-		}
-		s, err := openEvents(ctx, c, ep.Scope)
-		if err != nil {
-			return fmt.Errorf("follow capture: %w", err)
-		}
-		streams[ep.Scope] = s
-	}
-	for _, ep := range eps {
-		if _, err := c.SubmitEpisode(ctx, ep); err != nil {
-			return fmt.Errorf("submit episode %s: %w", ep.ID, err)
-		}
-	}
-	outcomes := map[string]captureOutcome{}
-	for _, ep := range eps {
-		res, err := waitCapture(ctx, streams[ep.Scope], ep.ID, outcomes)
-		if err != nil {
-			return err
-		}
-		if err := a.printCapture(res); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// captureOutcome is what the service reported for one episode.
-type captureOutcome struct {
-	res capture.Result
-	err error
-}
-
-// waitCapture reads events until the capture of episodeID is done or
-// failed, keeping the outcomes of other episodes in seen.
-func waitCapture(ctx context.Context, s *eventStream, episodeID string, seen map[string]captureOutcome) (capture.Result, error) {
-	for {
-		if o, ok := seen[episodeID]; ok {
-			return o.res, o.err
-		}
-		e, err := s.next(ctx)
-		if err != nil {
-			return capture.Result{}, fmt.Errorf("capture of %s: %w", episodeID, err)
-		}
-		switch e.Name {
-		case capture.EventDone:
-			var d struct {
-				Result capture.Result `json:"result"`
-			}
-			if json.Unmarshal(e.Data, &d) == nil {
-				seen[d.Result.EpisodeID] = captureOutcome{res: d.Result}
-			}
-		case capture.EventFailed:
-			var d struct {
-				EpisodeID string `json:"episode_id"`
-				Error     struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(e.Data, &d) == nil {
-				seen[d.EpisodeID] = captureOutcome{err: fmt.Errorf("capture of %s failed on the server (%s): %s", d.EpisodeID, d.Error.Code, d.Error.Message)}
-			}
-		}
-	}
+		return a.printCapture(res)
+	})
 }
 
 // remoteExtract asks the service to extract the sessions and prints each
@@ -279,18 +133,11 @@ func (a *App) remoteExtract(ctx context.Context, c *httpapi.Client, session stri
 	ctx, cancel := context.WithTimeout(ctx, remoteWait)
 	defer cancel()
 	scope := a.Scope()
-	var sessions []string
-	if session != "" {
-		sessions = []string{session}
-	} else {
-		st, err := c.Status(ctx, scope)
-		if err != nil {
+	sessions := []string{session}
+	if session == "" {
+		var err error
+		if sessions, err = c.PendingSessions(ctx, scope); err != nil {
 			return err
-		}
-		for _, s := range st.Sessions {
-			if s.PendingMessages > 0 {
-				sessions = append(sessions, s.SessionID)
-			}
 		}
 	}
 	if len(sessions) == 0 {
@@ -299,47 +146,33 @@ func (a *App) remoteExtract(ctx context.Context, c *httpapi.Client, session stri
 		}
 		return nil
 	}
-	s, err := openEvents(ctx, c, scope)
+	s, err := c.OpenEvents(ctx, scope)
 	if err != nil {
 		return fmt.Errorf("follow extraction: %w", err)
 	}
-	defer s.close()
+	defer s.Close()
 	var windows, stored int
 	for _, sid := range sessions {
-		pending, err := c.Extract(ctx, scope, sid)
-		if errors.Is(err, imprint.ErrNotFound) {
-			return imprint.Invalidf("--session %q: no such session in scope %s", sid, scope)
-		}
-		if err != nil {
-			return err
-		}
-		for pending > 0 {
-			e, err := s.next(ctx)
-			if err != nil {
-				return fmt.Errorf("extract session %s: %w", sid, err)
-			}
-			if e.Name != httpapi.EventExtractionDone && e.Name != httpapi.EventExtractionFailed {
-				continue
-			}
+		err := c.ExtractSession(ctx, s, scope, sid, func(data json.RawMessage, success bool) error {
 			var res extract.Result
-			if json.Unmarshal(e.Data, &res) != nil || res.SessionID != sid {
-				continue
-			}
-			if len(res.MessageIDs) == 0 && res.Success {
-				continue
+			if err := json.Unmarshal(data, &res); err != nil {
+				return fmt.Errorf("extraction result: %w: %v", imprint.ErrUnavailable, err)
 			}
 			windows++
 			stored += res.StoredCount
 			if err := a.printExtract(res); err != nil {
 				return err
 			}
-			if !res.Success {
+			if !success {
 				return withExitCode(exitFailure, fmt.Errorf("extract session %s: a window failed on the server; its messages stay pending and the service retries them", sid))
 			}
-			// Count down by what the windows consumed rather than asking
-			// the status again: the service may finish the next window
-			// before that answer, and its result would go unprinted.
-			pending -= len(res.MessageIDs)
+			return nil
+		})
+		if errors.Is(err, imprint.ErrNotFound) {
+			return imprint.Invalidf("--session %q: no such session in scope %s", sid, scope)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if !a.JSON {

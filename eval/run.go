@@ -97,7 +97,7 @@ func Methods(sys System, opts Options) []Method {
 	opts = opts.withDefaults()
 	searchKinds := func(s search.Searcher, kinds ...imprint.Kind) func(context.Context, string) ([]imprint.Hit, error) {
 		return func(ctx context.Context, q string) ([]imprint.Hit, error) {
-			return s.Search(ctx, search.Query{Scope: sys.Scope, Text: q, Kinds: kinds, Limit: opts.Limit})
+			return s.Search(ctx, imprint.SearchQuery{Scope: sys.Scope, Text: q, Kinds: kinds, Limit: opts.Limit})
 		}
 	}
 	keywords := search.Searcher{Store: sys.Searcher.Store}
@@ -108,7 +108,7 @@ func Methods(sys System, opts Options) []Method {
 		{Name: MethodAll, Doc: "imprint search --kind all", Retrieve: searchKinds(sys.Searcher)},
 		{Name: MethodRecall, Doc: fmt.Sprintf("imprint recall --budget-tokens %d (records in the block)", opts.BudgetTokens),
 			Retrieve: func(ctx context.Context, q string) ([]imprint.Hit, error) {
-				res, err := sys.Recaller.Recall(ctx, search.RecallQuery{Scope: sys.Scope, Text: q, BudgetTokens: opts.BudgetTokens})
+				res, err := sys.Recaller.Recall(ctx, imprint.RecallQuery{Scope: sys.Scope, Text: q, BudgetTokens: opts.BudgetTokens})
 				return res.Hits, err
 			}},
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/search"
 )
 
 // BenchmarkPostMessages posts batches of 5 messages from parallel
@@ -44,7 +43,7 @@ func BenchmarkRecall(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := e.c.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: "seat on flights", SessionID: "s1"}); err != nil {
+		if _, err := e.c.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Text: "seat on flights", SessionID: "s1"}); err != nil {
 			b.Fatal(err)
 		}
 	}

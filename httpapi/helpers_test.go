@@ -70,13 +70,15 @@ func newEnv(t testing.TB, cfg Config) *env {
 	rec := record.NewRecorder(record.Deps{Store: db, Embedder: emb}, record.Config{EveryNRounds: 2})
 	mgr := session.NewManager(session.ManagerDeps{Store: db, Recorder: turnRecorder{rec}}, session.ManagerConfig{})
 	calls := &llm.MemoryRecorder{}
+	searcher := search.Searcher{Store: db, Embedder: emb}
 	srv := NewServer(Deps{
 		Store:    db,
 		Recorder: rec,
 		Sessions: mgr,
 		Jobs:     storeJobs{db},
 		Ingest:   &ingest.Due{Jobs: storeJobs{db}},
-		Search:   search.Searcher{Store: db, Embedder: emb},
+		Search:   searcher,
+		Recall:   search.Recaller{Searcher: searcher, Memories: db, Traces: db, Messages: db},
 		Calls:    calls,
 	}, cfg)
 	ts := httptest.NewServer(srv)

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/search"
 )
 
 // maxSearchLimit bounds the hits one search returns.
@@ -35,16 +34,19 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	kinds, err := search.ParseKind(q.Get("kind"))
+	kinds, err := imprint.ParseKind(q.Get("kind"))
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", search.DefaultLimit)
+	limit, err := intParam(q, "limit", imprint.DefaultSearchLimit)
 	if err != nil {
 		return err
 	}
 	limit = min(limit, maxSearchLimit)
-	hits, err := s.d.Search.Search(r.Context(), search.Query{Scope: scope, Text: text, Kinds: kinds,
+	if s.d.Search == nil {
+		return errNoSearch
+	}
+	hits, err := s.d.Search.Search(r.Context(), imprint.SearchQuery{Scope: scope, Text: text, Kinds: kinds,
 		SessionID: session, Limit: limit})
 	if err != nil {
 		return err
@@ -60,7 +62,7 @@ func (s *Server) getRecall(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	budget, err := intParam(q, "budget_tokens", search.DefaultRecallBudget)
+	budget, err := intParam(q, "budget_tokens", imprint.DefaultRecallBudget)
 	if err != nil {
 		return err
 	}
@@ -72,7 +74,10 @@ func (s *Server) getRecall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.recaller.Recall(r.Context(), search.RecallQuery{Scope: scope, Text: text,
+	if s.d.Recall == nil {
+		return errNoRecall
+	}
+	res, err := s.d.Recall.Recall(r.Context(), imprint.RecallQuery{Scope: scope, Text: text,
 		SessionID: session, BudgetTokens: budget})
 	if err != nil {
 		return err

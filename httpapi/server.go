@@ -10,7 +10,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/search"
 )
 
 // Defaults of Config.
@@ -77,8 +76,12 @@ type Deps struct {
 	// embedding retry) and the extraction a client asks for; nil queues
 	// nothing after a recording, and the extract endpoint answers 500.
 	Ingest imprint.Ingest
-	// Search runs hybrid search; its Store is normally Store.
-	Search search.Searcher
+	// Search runs hybrid search (search.Searcher over Store); nil answers
+	// GET /v1/search with 500.
+	Search imprint.Search
+	// Recall builds recall blocks (search.Recaller over Search and Store);
+	// nil answers GET /v1/recall with 500.
+	Recall imprint.Recall
 	// Calls is the in-process LLM call log for /metrics and /v1/status;
 	// nil reads the usage from Store.
 	Calls CallLog
@@ -133,14 +136,13 @@ func (c Config) withDefaults() Config {
 // Server is the HTTP API. It implements http.Handler and is safe for
 // concurrent use.
 type Server struct {
-	d        Deps
-	cfg      Config
-	log      *slog.Logger
-	mux      *http.ServeMux
-	recaller search.Recaller
-	hub      *hub
-	metrics  *counters
-	started  time.Time
+	d       Deps
+	cfg     Config
+	log     *slog.Logger
+	mux     *http.ServeMux
+	hub     *hub
+	metrics *counters
+	started time.Time
 	// patterns are the routes, for the tests that must cover each one.
 	patterns []string
 	// perimeter checks Host, origin and media type before anything runs.
@@ -162,7 +164,6 @@ func NewServer(d Deps, cfg Config) *Server {
 		started: time.Now(),
 	}
 	s.perimeter = newPerimeter(s.cfg.AllowedHosts)
-	s.recaller = search.Recaller{Searcher: d.Search, Memories: d.Store, Traces: d.Store, Messages: d.Store}
 	s.routes()
 	return s
 }

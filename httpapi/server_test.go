@@ -478,7 +478,7 @@ func TestSearchAndRecall(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	hits, err := e.c.Search(ctx, search.Query{Scope: scopeA, Text: "window seats flights"})
+	hits, err := e.c.Search(ctx, imprint.SearchQuery{Scope: scopeA, Text: "window seats flights"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestSearchAndRecall(t *testing.T) {
 		}
 	}
 
-	rec, err := e.c.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "book flights with a window seat"})
+	rec, err := e.c.Recall(ctx, imprint.RecallQuery{Scope: scopeA, Text: "book flights with a window seat"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestSearchAndRecall(t *testing.T) {
 	}
 	// The tags, header, title and first rule take 37 tokens.
 	r = e.do("GET", "/v1/recall"+q(scopeA, "q", "window seat", "budget_tokens", "40"), nil)
-	var rr search.RecallResult
+	var rr imprint.RecallResult
 	if err := json.Unmarshal(r.body, &rr); err != nil || r.status != 200 {
 		t.Fatalf("GET /v1/recall: %d %s", r.status, r.body)
 	}
@@ -810,7 +810,7 @@ func TestClientErrorKinds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{MaxBodyBytes: 1024})
 	ctx := context.Background()
-	if _, err := e.c.Search(ctx, search.Query{Scope: scopeA, Text: " "}); !errors.Is(err, imprint.ErrInvalid) {
+	if _, err := e.c.Search(ctx, imprint.SearchQuery{Scope: scopeA, Text: " "}); !errors.Is(err, imprint.ErrInvalid) {
 		t.Errorf("empty search: %v, want ErrInvalid", err)
 	}
 	if _, err := e.c.Record(ctx, scopeA, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: strings.Repeat("x", 2048)}}); !errors.Is(err, imprint.ErrTooLarge) {

@@ -40,6 +40,8 @@ var (
 	errNoSessions = errors.New("live sessions are not enabled on this server")
 	errNoJobs     = errors.New("background jobs are not enabled on this server")
 	errNoRecorder = errors.New("recording is not enabled on this server")
+	errNoSearch   = errors.New("search is not enabled on this server")
+	errNoRecall   = errors.New("recall is not enabled on this server")
 )
 
 // postTurns appends {"scope", "turns"} to the session's open episode →

@@ -40,7 +40,7 @@ func TestRecordStripsRealRecallBlock(t *testing.T) {
 	}
 	rc := search.Recaller{Searcher: search.Searcher{Store: f.db, Embedder: emb}, Memories: f.db, Traces: f.db}
 	question := "How should I roll out the billing schema change?"
-	rec, err := rc.Recall(ctx, search.RecallQuery{Scope: scope, Text: question})
+	rec, err := rc.Recall(ctx, imprint.RecallQuery{Scope: scope, Text: question})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -267,7 +267,7 @@ func BenchmarkSearch(b *testing.B) {
 				if mode == "hybrid" {
 					s.Embedder = f.emb
 				}
-				q := Query{Scope: benchScope, Kinds: []imprint.Kind{imprint.KindMemory}, Limit: 10}
+				q := imprint.SearchQuery{Scope: benchScope, Kinds: []imprint.Kind{imprint.KindMemory}, Limit: 10}
 				q.Text = queries[0]
 				if _, err := s.Search(ctx, q); err != nil { // loads the vector index
 					b.Fatal(err)
@@ -390,7 +390,7 @@ func BenchmarkSearchMessages(b *testing.B) {
 				}
 				ctx := context.Background()
 				benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
-					hits, err := s.Search(ctx, Query{Scope: benchScope, Text: q, Kinds: []imprint.Kind{imprint.KindMessage}, Limit: 10})
+					hits, err := s.Search(ctx, imprint.SearchQuery{Scope: benchScope, Text: q, Kinds: []imprint.Kind{imprint.KindMessage}, Limit: 10})
 					return len(hits), err
 				})
 			})
@@ -413,7 +413,7 @@ func BenchmarkRecall(b *testing.B) {
 			r := Recaller{Searcher: Searcher{Store: f.db, Embedder: f.emb}, Memories: f.db, Traces: f.db}
 			ctx := context.Background()
 			benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
-				res, err := r.Recall(ctx, RecallQuery{Scope: benchScope, Text: q})
+				res, err := r.Recall(ctx, imprint.RecallQuery{Scope: benchScope, Text: q})
 				return len(res.Hits), err
 			})
 		})

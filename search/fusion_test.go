@@ -90,9 +90,9 @@ func TestLexicalVectorsNeverReorderKeywords(t *testing.T) {
 	for i := 0; i < len(texts); i += 7 {
 		// A question made of a turn's first words, as a user would ask.
 		words := strings.Fields(texts[i])
-		q := search.Query{Scope: scopeA, Text: strings.Join(words[:min(6, len(words))], " "), Limit: 10}
+		q := imprint.SearchQuery{Scope: scopeA, Text: strings.Join(words[:min(6, len(words))], " "), Limit: 10}
 		for _, kind := range []string{"message", "memory", "all"} {
-			q.Kinds, _ = search.ParseKind(kind)
+			q.Kinds, _ = imprint.ParseKind(kind)
 			h, err := hybrid.Search(ctx, q)
 			if err != nil {
 				t.Fatal(err)
@@ -127,14 +127,14 @@ func TestSearchMatchingNothingFindsNothing(t *testing.T) {
 	s := search.Searcher{Store: db, Embedder: embedding.NewHash()}
 	r := search.Recaller{Searcher: s, Memories: db, Traces: db}
 	for _, q := range []string{"zzzzqqq", "qwxz blorf", "xkcdvv", "fjdksla", "mmmpphh ttt", "grblx"} {
-		hits, err := s.Search(ctx, search.Query{Scope: scopeA, Text: q})
+		hits, err := s.Search(ctx, imprint.SearchQuery{Scope: scopeA, Text: q})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(hits) != 0 {
 			t.Errorf("search %q: %d hits, first %q", q, len(hits), hits[0].Text)
 		}
-		res, err := r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: q})
+		res, err := r.Recall(ctx, imprint.RecallQuery{Scope: scopeA, Text: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestSearchMatchingNothingFindsNothing(t *testing.T) {
 	}
 	// A typo keywords cannot match still finds its word through the
 	// vectors' character n-grams.
-	q := search.Query{Scope: scopeA, Text: "potery", Kinds: []imprint.Kind{imprint.KindMessage}}
+	q := imprint.SearchQuery{Scope: scopeA, Text: "potery", Kinds: []imprint.Kind{imprint.KindMessage}}
 	if kw, err := (search.Searcher{Store: db}).Search(ctx, q); err != nil || len(kw) != 0 {
 		t.Fatalf("keywords alone for the typo: %v, %v; want none", kw, err)
 	}
@@ -225,7 +225,7 @@ func TestSemanticVectorsCountFully(t *testing.T) {
 	storeMemory(t, db, emb, "auto", "The user wants to sell the automobile this spring.")
 	// Says "car" once, but its vector is about the weather.
 	storeMemory(t, db, emb, "rainy", "Rain, rain, weather, umbrella: rain again, the umbrella, weather, rain, so the car waits.")
-	hits, err := search.Searcher{Store: db, Embedder: emb}.Search(ctx, search.Query{Scope: scopeA, Text: "car", Kinds: []imprint.Kind{imprint.KindMemory}})
+	hits, err := search.Searcher{Store: db, Embedder: emb}.Search(ctx, imprint.SearchQuery{Scope: scopeA, Text: "car", Kinds: []imprint.Kind{imprint.KindMemory}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestSemanticVectorsCountFully(t *testing.T) {
 		t.Errorf("hits %+v: the automobile memory shares no word with \"car\" but its vector does; fused fully it ranks with the keyword hits", hits)
 	}
 	// The hash embedder would put it last: it only fills.
-	lex, err := search.Searcher{Store: db, Embedder: embedding.NewHash()}.Search(ctx, search.Query{Scope: scopeA, Text: "car", Kinds: []imprint.Kind{imprint.KindMemory}})
+	lex, err := search.Searcher{Store: db, Embedder: embedding.NewHash()}.Search(ctx, imprint.SearchQuery{Scope: scopeA, Text: "car", Kinds: []imprint.Kind{imprint.KindMemory}})
 	if err != nil {
 		t.Fatal(err)
 	}

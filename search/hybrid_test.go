@@ -46,8 +46,8 @@ func TestHybridSearchOnStore(t *testing.T) {
 	putMemory(t, db, emb, other, "x1", "Bob lives in Amsterdam.")
 
 	s := Searcher{Store: db, Embedder: emb}
-	kinds, _ := ParseKind("memory")
-	hits, err := s.Search(ctx, Query{Scope: me, Text: "where does the user live", Kinds: kinds, Limit: 5})
+	kinds, _ := imprint.ParseKind("memory")
+	hits, err := s.Search(ctx, imprint.SearchQuery{Scope: me, Text: "where does the user live", Kinds: kinds, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestHybridSearchOnStore(t *testing.T) {
 			t.Errorf("hit without kind or provenance: %+v", h)
 		}
 	}
-	cjk, err := s.Search(ctx, Query{Scope: me, Text: "北京", Kinds: kinds, Limit: 3})
+	cjk, err := s.Search(ctx, imprint.SearchQuery{Scope: me, Text: "北京", Kinds: kinds, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +73,11 @@ func TestHybridSearchOnStore(t *testing.T) {
 		t.Fatalf("2-character CJK query: %+v", cjk)
 	}
 	// Without an embedder search is keyword-only and still works.
-	kw, err := Searcher{Store: db}.Search(ctx, Query{Scope: me, Text: "Python Bash", Kinds: kinds})
+	kw, err := Searcher{Store: db}.Search(ctx, imprint.SearchQuery{Scope: me, Text: "Python Bash", Kinds: kinds})
 	if err != nil || len(kw) == 0 || kw[0].ID != "b1" {
 		t.Fatalf("keyword-only search: %+v, %v", kw, err)
 	}
-	if _, err := s.Search(ctx, Query{Scope: me, Text: "   "}); err == nil {
+	if _, err := s.Search(ctx, imprint.SearchQuery{Scope: me, Text: "   "}); err == nil {
 		t.Error("empty query accepted")
 	}
 }

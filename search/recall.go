@@ -14,9 +14,6 @@ import (
 	"github.com/imprint-dev/imprint/promptguard"
 )
 
-// DefaultRecallBudget is the token budget of a recall that names none.
-const DefaultRecallBudget = 800
-
 // maxRecallBudget bounds what a caller can ask for; a context block larger
 // than this defeats the purpose of recall.
 const maxRecallBudget = 32000
@@ -58,29 +55,6 @@ const (
 	headConversation   = "From earlier conversations:"
 	recallBulletPrefix = "- "
 )
-
-// RecallQuery asks for the context an agent injects before answering.
-type RecallQuery struct {
-	Scope imprint.Scope
-	// Text is what the agent is about to answer; empty recalls the
-	// standing instructions only.
-	Text string
-	// SessionID is the session the agent is in, when known: its traces
-	// rank before equally relevant ones of earlier sessions. Memories and
-	// traces are always recalled scope-wide.
-	SessionID string
-	// BudgetTokens bounds the context block, counted with
-	// imprint.EstimateTokens; zero or less means DefaultRecallBudget.
-	BudgetTokens int
-}
-
-// RecallResult is a recall: the context block and the records in it, in
-// the order they appear. Standing instructions come first with score 0
-// (they are included by rule, not ranked).
-type RecallResult struct {
-	Context string        `json:"context"`
-	Hits    []imprint.Hit `json:"hits"`
-}
 
 // DefaultRecallMinScore is the cosine below which a vector match is not
 // recalled: unlike a search result list, a context block should not carry
@@ -133,14 +107,14 @@ type recallItem struct {
 // whole bullet that fits: it is always a prefix of the full block, so a
 // less important record never displaces a more important one. It returns ErrInvalid for an
 // invalid scope; store and search errors are wrapped.
-func (r Recaller) Recall(ctx context.Context, q RecallQuery) (RecallResult, error) {
-	res := RecallResult{Hits: []imprint.Hit{}}
+func (r Recaller) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.RecallResult, error) {
+	res := imprint.RecallResult{Hits: []imprint.Hit{}}
 	if err := q.Scope.Validate(); err != nil {
 		return res, err
 	}
 	budget := q.BudgetTokens
 	if budget <= 0 {
-		budget = DefaultRecallBudget
+		budget = imprint.DefaultRecallBudget
 	}
 	budget = min(budget, maxRecallBudget)
 
@@ -231,7 +205,7 @@ func sourceNote(m imprint.Memory) string {
 
 // memories returns the relevant live memories not already listed as
 // instructions, best first.
-func (r Recaller) memories(ctx context.Context, q RecallQuery, vec []float32, seen map[string]bool) ([]recallItem, error) {
+func (r Recaller) memories(ctx context.Context, q imprint.RecallQuery, vec []float32, seen map[string]bool) ([]recallItem, error) {
 	hits, err := r.hybrid(ctx, q, imprint.KindMemory, "", vec, recallMemoryHits)
 	if err != nil {
 		return nil, fmt.Errorf("recall memories: %w", err)
@@ -270,7 +244,7 @@ func (r Recaller) memories(ctx context.Context, q RecallQuery, vec []float32, se
 
 // traces returns the relevant traces, best first, each as task, action and
 // what was learned.
-func (r Recaller) traces(ctx context.Context, q RecallQuery, vec []float32) ([]recallItem, error) {
+func (r Recaller) traces(ctx context.Context, q imprint.RecallQuery, vec []float32) ([]recallItem, error) {
 	hits, err := r.hybrid(ctx, q, imprint.KindTrace, q.SessionID, vec, recallTraceHits)
 	if err != nil {
 		return nil, fmt.Errorf("recall traces: %w", err)
@@ -295,7 +269,7 @@ func (r Recaller) traces(ctx context.Context, q RecallQuery, vec []float32) ([]r
 
 // messages returns the relevant messages of earlier conversations, best
 // first, each as its date, speaker and text.
-func (r Recaller) messages(ctx context.Context, q RecallQuery, vec []float32) ([]recallItem, error) {
+func (r Recaller) messages(ctx context.Context, q imprint.RecallQuery, vec []float32) ([]recallItem, error) {
 	hits, err := r.hybrid(ctx, q, imprint.KindMessage, q.SessionID, vec, recallMessageHits)
 	if err != nil {
 		return nil, fmt.Errorf("recall messages: %w", err)
@@ -340,7 +314,7 @@ func (r Recaller) queryVector(ctx context.Context, text string) []float32 {
 // floor on the vector list. With sessionID, the session's own keyword
 // ranking is fused in too, so that of two equally relevant records the
 // current session's comes first.
-func (r Recaller) hybrid(ctx context.Context, q RecallQuery, kind imprint.Kind, sessionID string, vec []float32, limit int) ([]imprint.Hit, error) {
+func (r Recaller) hybrid(ctx context.Context, q imprint.RecallQuery, kind imprint.Kind, sessionID string, vec []float32, limit int) ([]imprint.Hit, error) {
 	depth := max(limit*3, 20)
 	var text, vecs [][]imprint.Hit
 	sessions := []string{""} // scope-wide

@@ -91,7 +91,7 @@ func hitIDs(hs []imprint.Hit) []string {
 func TestRecallInstructionsFirstThenMemoriesThenTraces(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
-	res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1"})
+	res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestRecallInstructionsFirstThenMemoriesThenTraces(t *testing.T) {
 func TestRecallSessionlessTracesAreScopeWide(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
-	res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: "hotel Tokyo flight"})
+	res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Text: "hotel Tokyo flight"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,12 +154,12 @@ func TestRecallSessionlessTracesAreScopeWide(t *testing.T) {
 func TestRecallBudget(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
-	full, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1"})
+	full, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, budget := range []int{5, 25, 40, 50, 60, 100, 10000} {
-		res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1", BudgetTokens: budget})
+		res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1", BudgetTokens: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestRecallBudget(t *testing.T) {
 func TestRecallEmptyQueryGivesInstructionsOnly(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
-	res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA})
+	res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestRecallEmptyQueryGivesInstructionsOnly(t *testing.T) {
 func TestRecallNothingStored(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
-	res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: imprint.Scope{Tenant: "x", User: "y", Agent: "z"}, Text: "Tokyo"})
+	res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: imprint.Scope{Tenant: "x", User: "y", Agent: "z"}, Text: "Tokyo"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestRecallNothingStored(t *testing.T) {
 func TestRecallInvalidScope(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
-	if _, err := f.r.Recall(context.Background(), search.RecallQuery{Text: "x"}); err == nil {
+	if _, err := f.r.Recall(context.Background(), imprint.RecallQuery{Text: "x"}); err == nil {
 		t.Fatal("recall without a scope must fail")
 	}
 }
@@ -251,7 +251,7 @@ func TestRecallBlockIsTagged(t *testing.T) {
 		Scope: scopeA, Version: 1, Extractor: imprint.ExtractorHeuristic, Embedder: emb.Name(), Vec: vs[0], SourceMessageIDs: []string{"m-evil"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []search.RecallQuery{
+	for _, q := range []imprint.RecallQuery{
 		{Scope: scopeA, Text: "flight to Tokyo seat", SessionID: "s1"},
 		{Scope: scopeA, Text: "tags in Tokyo notes"},
 		{Scope: scopeA},
@@ -298,7 +298,7 @@ func TestRecallSaysEachLineOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := f.r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "cat named Miso"})
+	res, err := f.r.Recall(ctx, imprint.RecallQuery{Scope: scopeA, Text: "cat named Miso"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestRecallMatchingNothingGivesInstructionsOnly(t *testing.T) {
 	t.Parallel()
 	f := newRecallFixture(t)
 	for _, q := range []string{"zzzzqqq", "qwxz blorf"} {
-		res, err := f.r.Recall(context.Background(), search.RecallQuery{Scope: scopeA, Text: q, SessionID: "s1"})
+		res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Text: q, SessionID: "s1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +351,7 @@ func TestRecallShowsMessagesOfEarlierConversations(t *testing.T) {
 	}
 	r := f.r
 	r.Messages = f.db
-	res, err := r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "When did Caroline go to the support group?", SessionID: "s1"})
+	res, err := r.Recall(ctx, imprint.RecallQuery{Scope: scopeA, Text: "When did Caroline go to the support group?", SessionID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestRecallShowsMessagesOfEarlierConversations(t *testing.T) {
 		t.Errorf("hits %v: want o1, before o2 (which only answers it)", ids)
 	}
 	// Without a message reader the block shows the message's text alone.
-	res, err = f.r.Recall(ctx, search.RecallQuery{Scope: scopeA, Text: "support group trans people"})
+	res, err = f.r.Recall(ctx, imprint.RecallQuery{Scope: scopeA, Text: "support group trans people"})
 	if err != nil {
 		t.Fatal(err)
 	}

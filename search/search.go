@@ -32,35 +32,6 @@ const (
 // searchWorkers bounds the searches of one query that run at once.
 const searchWorkers = 4
 
-// DefaultLimit is the number of hits returned when a query names none.
-const DefaultLimit = 10
-
-// Query is one hybrid search.
-type Query struct {
-	Scope imprint.Scope
-	Text  string
-	// Kinds to search; empty means memories, traces and messages.
-	Kinds     []imprint.Kind
-	SessionID string
-	Limit     int
-}
-
-// ParseKind turns the CLI/HTTP kind value (memory, trace, message, all or
-// empty) into the kinds to search. It returns ErrInvalid for anything else.
-func ParseKind(s string) ([]imprint.Kind, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "all":
-		return []imprint.Kind{imprint.KindMemory, imprint.KindTrace, imprint.KindMessage}, nil
-	case "memory", "memories":
-		return []imprint.Kind{imprint.KindMemory}, nil
-	case "trace", "traces":
-		return []imprint.Kind{imprint.KindTrace}, nil
-	case "message", "messages":
-		return []imprint.Kind{imprint.KindMessage}, nil
-	}
-	return nil, imprint.Invalidf("kind %q: want memory, trace, message or all", s)
-}
-
 // Searcher runs hybrid searches. Embedder may be nil: then only keywords
 // are used.
 type Searcher struct {
@@ -82,7 +53,7 @@ func minScore(e imprint.Embedder) float64 {
 // no vector above the floor matches returns no hits. An embedding failure
 // degrades to keyword search rather than failing. It returns ErrInvalid for
 // an empty query or scope.
-func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
+func (s Searcher) Search(ctx context.Context, q imprint.SearchQuery) ([]imprint.Hit, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, imprint.Invalidf("query text is required")
 	}
@@ -90,11 +61,11 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 		return nil, err
 	}
 	if q.Limit <= 0 {
-		q.Limit = DefaultLimit
+		q.Limit = imprint.DefaultSearchLimit
 	}
 	kinds := q.Kinds
 	if len(kinds) == 0 {
-		kinds, _ = ParseKind("all")
+		kinds, _ = imprint.ParseKind("all")
 	}
 	// Each list is fetched deeper than the limit so fusion has room to
 	// promote hits that rank well in the other list.
@@ -138,7 +109,7 @@ func (s Searcher) Search(ctx context.Context, q Query) ([]imprint.Hit, error) {
 // searchVectors embeds the query and starts, in g, one vector search per
 // kind into its slot of vecs. An embedding failure starts none: search
 // degrades to keywords.
-func (s Searcher) searchVectors(ctx context.Context, g *errgroup.Group, q Query, kinds []imprint.Kind, depth int, vecs [][]imprint.Hit) {
+func (s Searcher) searchVectors(ctx context.Context, g *errgroup.Group, q imprint.SearchQuery, kinds []imprint.Kind, depth int, vecs [][]imprint.Hit) {
 	vs, err := s.Embedder.Embed(ctx, []string{q.Text})
 	if err != nil || len(vs) != 1 || len(vs[0]) == 0 {
 		return

@@ -26,8 +26,8 @@ func newRecallCmd(a *App) *cobra.Command {
 			if budget < 0 {
 				return imprint.Invalidf("--budget-tokens must not be negative")
 			}
-			q := search.RecallQuery{Scope: a.Scope(), Text: strings.Join(args, " "), SessionID: session, BudgetTokens: budget}
-			var res search.RecallResult
+			q := imprint.RecallQuery{Scope: a.Scope(), Text: strings.Join(args, " "), SessionID: session, BudgetTokens: budget}
+			var res imprint.RecallResult
 			c, err := a.remoteClient(cmd, server, token)
 			if err != nil {
 				return err
@@ -62,7 +62,7 @@ func newRecallCmd(a *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "recall the traces of this session")
-	cmd.Flags().IntVar(&budget, "budget-tokens", search.DefaultRecallBudget, "token budget of the context block")
+	cmd.Flags().IntVar(&budget, "budget-tokens", imprint.DefaultRecallBudget, "token budget of the context block")
 	addServerFlags(cmd, &server, &token)
 	return cmd
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/search"
 )
 
 func newSearchCmd(a *App) *cobra.Command {
@@ -17,14 +16,14 @@ func newSearchCmd(a *App) *cobra.Command {
 		Short: "Hybrid recall: keyword (BM25) and vector results fused by RRF",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kinds, err := search.ParseKind(kind)
+			kinds, err := imprint.ParseKind(kind)
 			if err != nil {
 				return err
 			}
 			if limit <= 0 {
 				return imprint.Invalidf("--limit must be positive")
 			}
-			q := search.Query{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Limit: limit}
+			q := imprint.SearchQuery{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Limit: limit}
 			var hits []imprint.Hit
 			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/schedule"
+	"github.com/imprint-dev/imprint/search"
 	"github.com/imprint-dev/imprint/session"
 )
 
@@ -121,6 +122,7 @@ func (a *App) serve(ctx context.Context) error {
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	srv = httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Ingest: due, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
+		Recall: search.Recaller{Searcher: searcher, Memories: svc, Traces: svc, Messages: svc},
 		Redact: redact.String,
 		Budget: a.LLMBudget(),
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes,

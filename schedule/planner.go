@@ -8,7 +8,6 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/session"
 )
 
 // DefaultExtractIdle is how long a session with pending messages stays
@@ -31,14 +30,25 @@ type Planner struct {
 	// Scheduler enqueues the extraction jobs (the table Scheduler or
 	// River); nil enqueues straight into Store.
 	Scheduler Engine
-	// Manager finalizes idle episodes; nil skips that step.
-	Manager *session.Manager
+	// Manager finalizes idle episodes (*session.Manager); nil skips that
+	// step.
+	Manager IdleFinalizer
 	// ExtractIdle defaults to DefaultExtractIdle.
 	ExtractIdle time.Duration
 	// EpisodeIdle, when positive, overrides the Manager's idle time;
 	// negative turns idle finalization off.
 	EpisodeIdle time.Duration
 	Logger      *slog.Logger
+}
+
+// IdleFinalizer finalizes the episodes of live sessions that went quiet
+// (*session.Manager, which cmd injects: schedule imports no pipeline).
+type IdleFinalizer interface {
+	// EpisodeIdle is how long an episode stays open without a turn.
+	EpisodeIdle() time.Duration
+	// FinalizeIdle finalizes the episodes idle for EpisodeIdle before now
+	// and returns how many it finalized.
+	FinalizeIdle(ctx context.Context, now time.Time) (int, error)
 }
 
 // Tick does one round of planning at now: idle episodes are finalized

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/config"
@@ -19,21 +15,6 @@ import (
 	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/search"
 	"github.com/imprint-dev/imprint/session"
-)
-
-// Serve timing that is not configuration.
-const (
-	// serveReadHeaderTimeout bounds how long a client may take to send its
-	// request headers.
-	serveReadHeaderTimeout = 10 * time.Second
-	// serveShutdownTimeout bounds how long a graceful stop waits for
-	// requests in progress before closing their connections.
-	serveShutdownTimeout = 15 * time.Second
-	// planner intervals: the planner looks for idle episodes and sessions
-	// due for extraction this often (a quarter of the shorter idle time,
-	// within these bounds).
-	minPlanEvery = 200 * time.Millisecond
-	maxPlanEvery = 30 * time.Second
 )
 
 func newServeCmd(a *App) *cobra.Command {
@@ -138,60 +119,27 @@ func (a *App) serve(ctx context.Context) error {
 	planner := &schedule.Planner{Store: svc, Scheduler: sched, Manager: mgr,
 		ExtractIdle: cfg.Extraction.Idle, EpisodeIdle: cfg.Session.EpisodeIdle, Logger: a.Logger}
 
-	ln, err := net.Listen("tcp", cfg.Server.Addr)
-	if err != nil {
-		return fmt.Errorf("serve: listen on %s: %w: %v", cfg.Server.Addr, imprint.ErrUnavailable, err)
+	listened := false
+	service := &ingest.Service{Addr: cfg.Server.Addr, Handler: srv, IdleTimeout: cfg.Server.IdleTimeout, CloseStreams: srv.Close, Logger: a.Logger,
+		Background: []func(context.Context) error{
+			sched.Run,
+			func(ctx context.Context) error {
+				return planner.Run(ctx, ingest.PlanEvery(cfg.Extraction.Idle, cfg.Session.EpisodeIdle))
+			},
+		},
+		Listening: func(addr net.Addr) {
+			listened = true
+			if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !config.IsLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
+				fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", config.EnvName("server.allowed_hosts"))
+			}
+			fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", addr)
+			a.Logger.Info("serve started", "addr", addr.String(), "data_dir", cfg.DataDir, "jobs_engine", cfg.Jobs.Engine)
+		},
+		Stopping: func() { fmt.Fprintln(a.Stderr, "imprint: stopping") },
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: serveReadHeaderTimeout, IdleTimeout: cfg.Server.IdleTimeout, ErrorLog: nil}
-	if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !config.IsLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
-		fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", config.EnvName("server.allowed_hosts"))
+	err = service.Run(ctx)
+	if listened {
+		a.Logger.Info("serve stopped")
 	}
-	fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", ln.Addr())
-	a.Logger.Info("serve started", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "jobs_engine", cfg.Jobs.Engine)
-
-	// Workers run on their own context so that a stop first closes the
-	// door to new requests and only then hands back the jobs in flight.
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWork()
-	g, gctx := errgroup.WithContext(workCtx)
-	g.Go(func() error { return sched.Run(gctx) })
-	g.Go(func() error { return planner.Run(gctx, planEvery(cfg.Extraction.Idle, cfg.Session.EpisodeIdle)) })
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
-
-	var failure error
-	served := false // serveErr was read: the Serve goroutine has returned
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		served = true
-		if !errors.Is(err, http.ErrServerClosed) {
-			failure = fmt.Errorf("serve: %w", err)
-		}
-	case <-gctx.Done():
-		failure = errors.New("serve: background workers stopped")
-	}
-	fmt.Fprintln(a.Stderr, "imprint: stopping")
-	srv.Close() // ends event streams, which Shutdown would wait for
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), serveShutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		a.Logger.Warn("serve: requests still open at shutdown were closed", "error", err)
-		_ = hs.Close()
-	}
-	if !served {
-		<-serveErr // Serve returns once Shutdown or Close ran
-	}
-	stopWork()
-	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) && failure == nil {
-		failure = fmt.Errorf("serve: %w", err)
-	}
-	a.Logger.Info("serve stopped")
-	return failure
-}
-
-// planEvery is how often the planner runs for the given idle times.
-func planEvery(extractIdle, episodeIdle time.Duration) time.Duration {
-	d := min(extractIdle, episodeIdle) / 4
-	return min(max(d, minPlanEvery), maxPlanEvery)
+	return err
 }

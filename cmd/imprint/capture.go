@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/wire"
 )
@@ -35,15 +32,8 @@ func newCaptureCmd(a *App) *cobra.Command {
 				// Validate and redact as the service will, then let it
 				// capture: no secret leaves this machine.
 				pr := capture.NewRunner(capture.Deps{Redact: redact.String}, capture.DefaultConfig())
-				for i := range eps {
-					if eps[i].Scope == (imprint.Scope{}) {
-						eps[i].Scope = a.Scope()
-					}
-					p, err := pr.Prepare(eps[i], "")
-					if err != nil {
-						return fmt.Errorf("episode %d: %w", i, err)
-					}
-					eps[i] = p
+				if err := ingest.PrepareEpisodes(pr, eps, a.Scope()); err != nil {
+					return err
 				}
 				return a.remoteCapture(ctx, c, eps)
 			}
@@ -53,15 +43,8 @@ func newCaptureCmd(a *App) *cobra.Command {
 			}
 			// Validate everything before the first capture, so a bad file
 			// stores nothing.
-			for i := range eps {
-				if eps[i].Scope == (imprint.Scope{}) {
-					eps[i].Scope = a.Scope()
-				}
-				p, err := r.Prepare(eps[i], "")
-				if err != nil {
-					return fmt.Errorf("episode %d: %w", i, err)
-				}
-				eps[i] = p
+			if err := ingest.PrepareEpisodes(r, eps, a.Scope()); err != nil {
+				return err
 			}
 			for _, ep := range eps {
 				res, err := r.Run(ctx, ep, "")
@@ -80,37 +63,12 @@ func newCaptureCmd(a *App) *cobra.Command {
 }
 
 // readEpisodeInputs reads every file (or stdin for "-" or no file) as
-// imprint episodes. Invalid input is ErrInvalid naming the file and field.
+// imprint episodes, logging the lines it skipped. Invalid input is
+// ErrInvalid naming the file and field.
 func (a *App) readEpisodeInputs(args []string) ([]imprint.Episode, error) {
-	if len(args) == 0 {
-		args = []string{"-"}
-	}
-	var all []imprint.Episode
-	for _, name := range args {
-		var r io.Reader
-		if name == "-" {
-			r = a.Stdin
-		} else {
-			f, err := os.Open(name)
-			if err != nil {
-				return nil, imprint.Invalidf("%s: %v", name, err)
-			}
-			defer f.Close()
-			r = f
-		}
-		eps, ws, err := wire.ReadEpisodes(r, name)
-		if err != nil {
-			return nil, err
-		}
-		for _, w := range ws {
-			a.Logger.Warn("input skipped", "file", w.File, "line", w.Line, "detail", w.Message)
-		}
-		all = append(all, eps...)
-	}
-	if len(all) == 0 {
-		return nil, imprint.Invalidf("no episodes in the input")
-	}
-	return all, nil
+	return ingest.ReadEpisodeFiles(a.Stdin, args, func(w wire.Warning) {
+		a.Logger.Warn("input skipped", "file", w.File, "line", w.Line, "detail", w.Message)
+	})
 }
 
 func (a *App) printCapture(res capture.Result) error {

@@ -45,6 +45,10 @@ type ManagerDeps struct {
 	// Wake, when set, is called after the manager enqueued a job, so the
 	// scheduler polls at once (Scheduler.Wake).
 	Wake func()
+	// Ingest queues the extraction End forces (ingest.Due in the binary),
+	// so it goes to the job engine the server runs; nil enqueues it
+	// straight in Store.
+	Ingest imprint.Ingest
 	// Redact replaces secrets in a text (redact.String in the binary);
 	// appended turns are redacted before they are recorded or stored.
 	// Nil keeps texts as given.
@@ -237,14 +241,25 @@ func (m *Manager) End(ctx context.Context, scope imprint.Scope, sessionID string
 		return episodeID, 0, fmt.Errorf("end session %s: %w", sessionID, err)
 	}
 	if pending > 0 {
-		_, _, err := m.d.Store.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sessionID,
-			UniqueKey: imprint.ExtractJobKey(scope, sessionID)})
-		if err != nil {
+		if err := m.extract(ctx, scope, sessionID); err != nil {
 			return episodeID, pending, fmt.Errorf("end session %s: enqueue extraction: %w", sessionID, err)
 		}
-		m.wake()
 	}
 	return episodeID, pending, nil
+}
+
+// extract queues the extraction of the session's pending messages, joining
+// one already queued: through Ingest when set, else in Store.
+func (m *Manager) extract(ctx context.Context, scope imprint.Scope, sessionID string) error {
+	if m.d.Ingest != nil {
+		return m.d.Ingest.ExtractSession(ctx, scope, sessionID)
+	}
+	if _, _, err := m.d.Store.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sessionID,
+		UniqueKey: imprint.ExtractJobKey(scope, sessionID)}); err != nil {
+		return err
+	}
+	m.wake()
+	return nil
 }
 
 // FinalizeIdle finalizes, with their capture jobs, the open episodes of all

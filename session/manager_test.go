@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/session"
 	"github.com/imprint-dev/imprint/sqlite"
@@ -320,6 +321,45 @@ func TestEnd(t *testing.T) {
 	if n := len(f.jobs(t)); n != 2 {
 		t.Errorf("End of an empty session queued work: %d jobs", n)
 	}
+}
+
+// TestEndThroughIngest: with Ingest set, End's extraction goes through
+// it (to the job engine the server runs), joining one already queued.
+func TestEndThroughIngest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	jobs := &countingJobs{db: f.db}
+	rec := record.NewRecorder(record.Deps{Store: f.db}, record.Config{EveryNRounds: 5})
+	m := session.NewManager(session.ManagerDeps{Store: f.db, Recorder: recorderAdapter{rec}, Ingest: &ingest.Due{Jobs: jobs}}, session.ManagerConfig{})
+	ep, err := m.AppendTurns(ctx, scope, "s1", sampleTurns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, pending, err := m.End(ctx, scope, "s1"); err != nil || pending != 2 {
+			t.Fatalf("End = %d pending, %v; want 2, nil", pending, err)
+		}
+	}
+	if jobs.n != 2 {
+		t.Errorf("End enqueued %d extractions through Ingest, want 2 (one per call)", jobs.n)
+	}
+	want := []string{"extract s1 ", "capture s1 " + ep.ID}
+	if d := cmp.Diff(want, f.jobs(t)); d != "" {
+		t.Errorf("jobs after End (-want +got):\n%s", d)
+	}
+}
+
+// countingJobs is the store's job queue, counting enqueues.
+type countingJobs struct {
+	db *sqlite.DB
+	n  int
+}
+
+func (j *countingJobs) Enqueue(ctx context.Context, job imprint.Job) (imprint.Job, error) {
+	j.n++
+	job, _, err := j.db.EnqueueJob(ctx, job)
+	return job, err
 }
 
 func TestFinalizeIdle(t *testing.T) {

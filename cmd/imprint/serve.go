@@ -99,7 +99,7 @@ func (a *App) serve(ctx context.Context) error {
 		}
 	})
 	mgr := session.NewManager(session.ManagerDeps{Store: svc, Events: episodes, Recorder: turns, Logger: a.Logger, Wake: sched.Wake,
-		Redact: redact.String},
+		Redact: redact.String, Ingest: due},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	srv = httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Ingest: due, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,

@@ -62,6 +62,15 @@ func (k KeyScope) String() string {
 	return k.Tenant + "/" + star(k.User) + "/" + star(k.Agent)
 }
 
+// NewAPIKey makes a key for scope, named name, made at now, with a fresh id
+// ("key_" and 20 hex digits) and a fresh token; the token is returned
+// once, for the caller to show, and only HashAPIKeyToken(token) is stored.
+func NewAPIKey(scope KeyScope, name string, readOnly bool, now Time) (APIKey, string) {
+	k := APIKey{ID: "key_" + strings.ReplaceAll(NewID(), "-", "")[:20], Name: name, Scope: scope,
+		ReadOnly: readOnly, CreatedAt: now}
+	return k, NewAPIKeyToken()
+}
+
 // NewAPIKeyToken returns a fresh random token: the prefix and 32 random
 // bytes, URL-safe.
 func NewAPIKeyToken() string {

@@ -70,9 +70,7 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k := imprint.APIKey{ID: "key_" + strings.ReplaceAll(imprint.NewID(), "-", "")[:20], Name: name, Scope: ks,
-				ReadOnly: readOnly, CreatedAt: imprint.Now()}
-			tok := imprint.NewAPIKeyToken()
+			k, tok := imprint.NewAPIKey(ks, name, readOnly, imprint.Now())
 			if err := keys.CreateAPIKey(cmd.Context(), k, imprint.HashAPIKeyToken(tok)); err != nil {
 				return err
 			}

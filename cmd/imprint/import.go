@@ -3,20 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/internal/progress"
 )
 
 // importFormats are the values --format takes.
@@ -128,7 +124,7 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	}
 	sum.Warnings = append(warns, sum.Warnings...)
 	sum.LLMConfigured = m != nil
-	bar.finish()
+	bar.Finish()
 	for _, u := range a.LLMCalls().Usage() {
 		sum.LLMCalls += u.Calls
 		sum.PromptTokens += u.PromptTokens
@@ -177,110 +173,18 @@ func (a *App) printImportSummary(s *importSummary) {
 	}
 }
 
-// importBar shows progress on stderr when it is a terminal; otherwise all
-// its methods do nothing. It is safe for concurrent use (extraction counts
-// memories while the import goes on).
-type importBar struct {
-	bar *progressbar.ProgressBar
-
-	files int // sources to import
-
-	mu             sync.Mutex
-	done           int // sources imported
-	msgs, eps, mem int
-}
-
-// barThrottle is the least time between two drawings of the progress bar.
-const barThrottle = 100 * time.Millisecond
+// importBar is the import's progress.Bar told what ingest.Progress is told.
+type importBar struct{ *progress.Bar }
 
 // progress returns the import's progress bar over files sources: drawn on
-// Stderr when it is a terminal, else one that does nothing.
-func (a *App) progress(files int) *importBar {
-	if !a.terminal(a.Stderr) {
-		return &importBar{}
-	}
-	return newImportBar(a.Stderr, files, barThrottle)
-}
-
-// terminal reports whether w is a terminal (a.isTerminal when set).
-func (a *App) terminal(w io.Writer) bool {
-	if a.isTerminal != nil {
-		return a.isTerminal(w)
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// newImportBar draws a bar over files sources on w, at most once per
-// throttle, with the counts of messages, episodes and memories as its
-// description; it is cleared when finished.
-func newImportBar(w io.Writer, files int, throttle time.Duration) *importBar {
-	return &importBar{files: files, bar: progressbar.NewOptions(files,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("importing"),
-		progressbar.OptionThrottle(throttle),
-		progressbar.OptionClearOnFinish(),
-	)}
-}
-
-// describe shows the counts; b.mu is held.
-func (b *importBar) describe() {
-	b.bar.Describe(fmt.Sprintf("files %d/%d · messages %d · episodes %d · memories %d", b.done, b.files, b.msgs, b.eps, b.mem))
+// Stderr when it is a terminal (a.isTerminal when set), else one that does
+// nothing.
+func (a *App) progress(files int) importBar {
+	return importBar{progress.ForTerminal(a.Stderr, files, a.isTerminal)}
 }
 
 // Update implements ingest.Progress.
-func (b *importBar) Update(s *importSummary) {
-	if b.bar == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.msgs = s.MessagesRecorded
-	b.eps = max(b.eps, s.Episodes)
-	b.describe()
-}
-
-// Episodes implements ingest.Progress: n episodes are captured.
-func (b *importBar) Episodes(n int) {
-	if b.bar == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.eps = n
-	b.describe()
-}
-
-// Memories implements ingest.Progress: n more memories are extracted.
-func (b *importBar) Memories(n int) {
-	if b.bar == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.mem += n
-	b.describe()
-}
+func (b importBar) Update(s *importSummary) { b.Bar.Update(s.MessagesRecorded, s.Episodes) }
 
 // Advance implements ingest.Progress.
-func (b *importBar) Advance(s *importSummary) {
-	if b.bar == nil {
-		return
-	}
-	b.mu.Lock()
-	b.done++
-	b.mu.Unlock()
-	b.Update(s)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	_ = b.bar.Add(1)
-}
-
-func (b *importBar) finish() {
-	if b.bar == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	_ = b.bar.Finish()
-}
+func (b importBar) Advance(s *importSummary) { b.Bar.Advance(s.MessagesRecorded, s.Episodes) }

@@ -356,43 +356,6 @@ func TestImportProgressBar(t *testing.T) {
 	}
 }
 
-// TestImportBarShowsCounts draws the bar unthrottled and checks each
-// drawing shows the counts given so far.
-func TestImportBarShowsCounts(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	bar := newImportBar(&buf, 3, 0)
-	bar.Update(&importSummary{MessagesRecorded: 18})
-	bar.Episodes(4)
-	bar.Memories(2)
-	bar.Memories(3)
-	bar.Advance(&importSummary{MessagesRecorded: 25})
-	bar.finish()
-	var got []string
-	for _, s := range barRe.FindAllString(buf.String(), -1) {
-		if len(got) == 0 || got[len(got)-1] != s {
-			got = append(got, s)
-		}
-	}
-	want := []string{
-		"files 0/3 · messages 18 · episodes 0 · memories 0",
-		"files 0/3 · messages 18 · episodes 4 · memories 0",
-		"files 0/3 · messages 18 · episodes 4 · memories 2",
-		"files 0/3 · messages 18 · episodes 4 · memories 5",
-		"files 1/3 · messages 25 · episodes 4 · memories 5",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("bar drawings (-want +got):\n%s\nraw %q", diff, buf.String())
-	}
-	// A bar for no terminal draws nothing and does not fail.
-	var none importBar
-	none.Update(&importSummary{MessagesRecorded: 1})
-	none.Episodes(1)
-	none.Memories(1)
-	none.Advance(&importSummary{})
-	none.finish()
-}
-
 // llmUsage counts what the fake LLM reported per op.
 type llmUsage struct {
 	mu                       sync.Mutex

@@ -144,6 +144,15 @@ const (
 	JobsEngineRiver = "river"
 )
 
+// Defaults returns the configuration with every key at its default, as Load
+// gives it without a file or environment (DataDir left empty): the values
+// the pipelines' own defaults must match.
+func Defaults() *Config {
+	c := defaultConfig("")
+	c.applyFallbacks(Source{LookupEnv: func(string) (string, bool) { return "", false }})
+	return c
+}
+
 // defaultConfig returns the defaults of CONTRACTS.md §1 for dataDir.
 func defaultConfig(dataDir string) *Config {
 	return &Config{

@@ -517,3 +517,21 @@ func TestDocsConfigTable(t *testing.T) {
 	}
 	t.Errorf("docs/configuration.md key table is stale; run go test ./config -run TestDocsConfigTable -update\n%s", cmp.Diff(want, got))
 }
+
+// TestDefaultsAreLoaded: Defaults is what Load gives with no file and no
+// environment, but for the data dir.
+func TestDefaultsAreLoaded(t *testing.T) {
+	t.Parallel()
+	values := func(c *Config) map[string]string {
+		m := map[string]string{}
+		for _, e := range c.Entries() {
+			if e.Key != "data_dir" {
+				m[e.Key] = e.Value
+			}
+		}
+		return m
+	}
+	if diff := cmp.Diff(values(mustLoad(t, nil, "", t.TempDir())), values(Defaults())); diff != "" {
+		t.Errorf("values (-Load +Defaults):\n%s", diff)
+	}
+}

@@ -2,6 +2,7 @@ package capture
 
 import (
 	imprint "github.com/imprint-dev/imprint"
+	conf "github.com/imprint-dev/imprint/config" // conf: the tests have a helper named config
 )
 
 // Batch modes (capture.batch_mode).
@@ -79,6 +80,24 @@ func DefaultConfig() Config {
 		LongEpisodeReflectMode: LongPerStep,
 		DownstreamStepCount:    3,
 		CaptureAbandoned:       true,
+	}
+}
+
+// ConfigFrom returns the capture.* keys of the configuration as a Config.
+func ConfigFrom(c conf.CaptureConfig) Config {
+	return Config{
+		MaxTextChars:           c.MaxTextChars,
+		MaxToolOutputChars:     c.MaxToolOutputChars,
+		EmbedTraces:            c.EmbedTraces,
+		AlphaScoring:           c.AlphaScoring,
+		SynthReflections:       c.SynthReflections,
+		LLMConcurrency:         c.LLMConcurrency,
+		BatchMode:              c.BatchMode,
+		BatchThreshold:         c.BatchThreshold,
+		ReflectionContextMode:  c.ReflectionContextMode,
+		LongEpisodeReflectMode: c.LongEpisodeReflectMode,
+		DownstreamStepCount:    c.DownstreamStepCount,
+		CaptureAbandoned:       c.CaptureAbandoned,
 	}
 }
 

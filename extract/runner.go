@@ -8,6 +8,7 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/extract/heuristic"
 )
 
@@ -43,6 +44,19 @@ func DefaultConfig() Config {
 		ConflictRecallTopK:       5,
 		LLMTimeout:               180 * time.Second,
 		RecallMinScore:           0.5,
+	}
+}
+
+// ConfigFrom returns the extraction.* keys a Runner uses as a Config.
+func ConfigFrom(c config.ExtractionConfig) Config {
+	return Config{
+		MaxMessagesPerExtraction: c.MaxMessagesPerExtraction,
+		MaxBackgroundMessages:    c.MaxBackgroundMessages,
+		MaxMemoriesPerSession:    c.MaxMemoriesPerSession,
+		EnableDedup:              c.EnableDedup,
+		ConflictRecallTopK:       c.ConflictRecallTopK,
+		LLMTimeout:               c.LLMTimeout,
+		RecallMinScore:           c.RecallMinScore,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/config"
 )
 
 // DefaultEveryNRounds is the number of user rounds after which a session is
@@ -43,6 +44,12 @@ type Config struct {
 	// messages were recorded since its last successful extraction.
 	// Zero or less means DefaultEveryNRounds.
 	EveryNRounds int
+}
+
+// ConfigFrom returns the extraction.* key the recorder uses
+// (extraction.every_n_rounds) as a Config.
+func ConfigFrom(c config.ExtractionConfig) Config {
+	return Config{EveryNRounds: c.EveryNRounds}
 }
 
 // Recorder records L0 messages. It is safe for concurrent use.

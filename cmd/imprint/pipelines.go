@@ -33,21 +33,7 @@ func (a *App) captureRunner(ctx context.Context) (*capture.Runner, error) {
 			return nil, err
 		}
 	}
-	c := a.Config.Capture
-	cfg := capture.Config{
-		MaxTextChars:           c.MaxTextChars,
-		MaxToolOutputChars:     c.MaxToolOutputChars,
-		EmbedTraces:            c.EmbedTraces,
-		AlphaScoring:           c.AlphaScoring,
-		SynthReflections:       c.SynthReflections,
-		LLMConcurrency:         c.LLMConcurrency,
-		BatchMode:              c.BatchMode,
-		BatchThreshold:         c.BatchThreshold,
-		ReflectionContextMode:  c.ReflectionContextMode,
-		LongEpisodeReflectMode: c.LongEpisodeReflectMode,
-		DownstreamStepCount:    c.DownstreamStepCount,
-		CaptureAbandoned:       c.CaptureAbandoned,
-	}
+	cfg := capture.ConfigFrom(a.Config.Capture)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -73,16 +59,7 @@ func (a *App) extractRunner(ctx context.Context) (*extract.Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
-	c := a.Config.Extraction
-	return extract.NewRunner(extract.Deps{Store: st, LLM: m, Embedder: emb, Records: records, Logger: a.Logger}, extract.Config{
-		MaxMessagesPerExtraction: c.MaxMessagesPerExtraction,
-		MaxBackgroundMessages:    c.MaxBackgroundMessages,
-		MaxMemoriesPerSession:    c.MaxMemoriesPerSession,
-		EnableDedup:              c.EnableDedup,
-		ConflictRecallTopK:       c.ConflictRecallTopK,
-		LLMTimeout:               c.LLMTimeout,
-		RecallMinScore:           c.RecallMinScore,
-	}), nil
+	return extract.NewRunner(extract.Deps{Store: st, LLM: m, Embedder: emb, Records: records, Logger: a.Logger}, extract.ConfigFrom(a.Config.Extraction)), nil
 }
 
 // searcher returns the hybrid searcher over the store and embedder.
@@ -114,5 +91,5 @@ func (a *App) l0Recorder(ctx context.Context) (*record.Recorder, error) {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	return record.NewRecorder(record.Deps{Store: st, Embedder: emb, Redact: redact.String, Conversations: conv, Logger: a.Logger},
-		record.Config{EveryNRounds: a.Config.Extraction.EveryNRounds}), nil
+		record.ConfigFrom(a.Config.Extraction)), nil
 }

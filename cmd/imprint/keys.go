@@ -27,12 +27,8 @@ func newKeysCmd(a *App) *cobra.Command {
 // createdKey is what keys create prints with --json: the key and, this
 // once, its token.
 type createdKey struct {
-	ID        string           `json:"id"`
-	Token     string           `json:"token"`
-	Name      string           `json:"name"`
-	Scope     imprint.KeyScope `json:"scope"`
-	ReadOnly  bool             `json:"read_only"`
-	CreatedAt imprint.Time     `json:"created_at"`
+	imprint.APIKey
+	Token string `json:"token"`
 }
 
 func newKeysCreateCmd(a *App) *cobra.Command {
@@ -75,7 +71,7 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 				return err
 			}
 			if a.JSON {
-				return a.PrintJSON(createdKey{ID: k.ID, Token: tok, Name: k.Name, Scope: k.Scope, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt})
+				return a.PrintJSON(createdKey{APIKey: k, Token: tok})
 			}
 			a.Printf("created %s (%s) for %s, %s\n", k.ID, keyName(k), k.Scope, access(k))
 			a.Printf("token (shown only now; keep it secret): %s\n", tok)

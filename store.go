@@ -198,6 +198,7 @@ type Store interface {
 	Searcher
 	CallLog
 	EmbedRetryStore
+	TotalsCounter
 	// Ping checks that the store is reachable and migrated.
 	Ping(ctx context.Context) error
 	Close() error

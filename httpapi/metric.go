@@ -58,6 +58,10 @@ func (s *Server) getMetrics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("metrics jobs: %w", err)
 	}
+	totals, err := s.d.Store.Totals(r.Context())
+	if err != nil {
+		return fmt.Errorf("metrics totals: %w", err)
+	}
 	var b strings.Builder
 	family := func(name, typ, help string) {
 		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
@@ -122,6 +126,18 @@ func (s *Server) getMetrics(w http.ResponseWriter, r *http.Request) error {
 	}
 	family("imprint_job_failures_total", "counter", "Capture and extraction runs that failed since the server started.")
 	sample("imprint_job_failures_total", float64(m.jobFailures.Load()))
+	// What the store holds, whoever wrote it and whenever: unlike the
+	// counters above, these survive a restart.
+	family("imprint_stored_memories", "gauge", "Live memories in the store by type.")
+	for _, typ := range []imprint.MemoryType{imprint.MemoryPersona, imprint.MemoryEpisodic, imprint.MemoryInstruction} {
+		sample("imprint_stored_memories", float64(totals.Memories[typ]), "type", string(typ))
+	}
+	family("imprint_stored_traces", "gauge", "Traces in the store.")
+	sample("imprint_stored_traces", float64(totals.Traces))
+	family("imprint_stored_messages", "gauge", "L0 messages in the store.")
+	sample("imprint_stored_messages", float64(totals.Messages))
+	family("imprint_stored_sessions", "gauge", "Sessions in the store.")
+	sample("imprint_stored_sessions", float64(totals.Sessions))
 	family("imprint_event_streams", "gauge", "Open event streams.")
 	sample("imprint_event_streams", float64(s.hub.count()))
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -640,6 +641,81 @@ func TestMetrics(t *testing.T) {
 		`imprint_jobs{state="available"}`:                                   1,
 		`imprint_jobs{state="failed"}`:                                      0,
 		`imprint_job_failures_total`:                                        1,
+	}
+	for k, v := range want {
+		got, ok := samples[k]
+		if !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+}
+
+// metricSamples reads /metrics into sample (name{labels}) -> value.
+func metricSamples(t *testing.T, e *env) map[string]float64 {
+	t.Helper()
+	r := e.do("GET", "/metrics", nil)
+	if r.status != 200 {
+		t.Fatalf("metrics: %d %s", r.status, r.body)
+	}
+	samples := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimRight(string(r.body), "\n"), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			continue
+		}
+		m := sampleLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("line %q is not `name{labels} value`", line)
+		}
+		v, err := strconv.ParseFloat(m[len(m)-1], 64)
+		if err != nil {
+			t.Fatalf("line %q: value: %v", line, err)
+		}
+		samples[strings.TrimSuffix(line, " "+m[len(m)-1])] = v
+	}
+	return samples
+}
+
+// TestMetricsStoreTotals checks that /metrics reports what the store holds
+// as gauges, including what this server never saw (written before it
+// started, by an import or another process), beside its counters since
+// start, which stay at what passed through it.
+func TestMetricsStoreTotals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Config{})
+	ctx := context.Background()
+	// Written straight to the store: as an earlier run or imprint import would.
+	if _, err := e.db.AppendMessages(ctx, scopeA, "old", []imprint.Message{
+		{ID: "m1", Role: imprint.RoleUser, Content: "I live in Porto", Timestamp: imprint.Now()},
+		{ID: "m2", Role: imprint.RoleAssistant, Content: "Noted", Timestamp: imprint.Now()},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	now := imprint.Now()
+	for i, m := range []imprint.Memory{
+		{ID: "p1", Content: "User lives in Porto", Type: imprint.MemoryPersona},
+		{ID: "i1", Content: "Always answer in British English", Type: imprint.MemoryInstruction},
+		{ID: "i2", Content: "Never deploy on a Friday", Type: imprint.MemoryInstruction},
+	} {
+		m.Scope, m.Version, m.CreatedAt, m.UpdatedAt = scopeB, 1, now, now
+		m.ContentHash = fmt.Sprintf("h%d", i)
+		if err := e.db.PutMemory(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// And one message through this server.
+	if _, err := e.c.Record(ctx, scopeA, "s1", []imprint.Message{{Role: imprint.RoleUser, Content: "one"}}); err != nil {
+		t.Fatal(err)
+	}
+	samples := metricSamples(t, e)
+	want := map[string]float64{
+		`imprint_stored_messages`:                     3,
+		`imprint_stored_sessions`:                     2,
+		`imprint_stored_traces`:                       0,
+		`imprint_stored_memories{type="persona"}`:     1,
+		`imprint_stored_memories{type="instruction"}`: 2,
+		`imprint_stored_memories{type="episodic"}`:    0,
+		`imprint_messages_recorded_total`:             1,
+		`imprint_memories_total{decision="store"}`:    0,
 	}
 	for k, v := range want {
 		got, ok := samples[k]

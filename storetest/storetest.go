@@ -66,6 +66,7 @@ func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"LLMCallsOfScope", testLLMCallsOfScope},
 		{"HasLiveMemoryHash", testHasLiveMemoryHash},
 		{"EmbedRetry", testEmbedRetry},
+		{"Totals", testTotals},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

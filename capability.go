@@ -18,8 +18,9 @@ import "context"
 //
 // The optional capabilities are BatchAppender (record: group commit),
 // CaptureSaver (capture: many captures in one transaction), TermCounter
-// (extract: the keyword recall's term weights) and JobEngineHost (schedule:
-// an outside job engine writing in the store's transactions).
+// (extract: the keyword recall's term weights), JobEngineHost (schedule:
+// an outside job engine writing in the store's transactions) and Browser
+// (the web viewer: counts and episode lists, browse.go).
 
 // CaptureSaver is an optional capability of an EpisodeStore: it saves many
 // captures in one transaction. capture.Runner.RunMany uses it and falls

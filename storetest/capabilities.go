@@ -25,6 +25,7 @@ var optionalTests = []struct {
 	{"BatchAppend", func(s imprint.Store) bool { _, ok := imprint.AsBatchAppender(s); return ok }, testBatchAppend},
 	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
+	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
 }
 
 // runOptional runs the cases of the optional capabilities the stores of

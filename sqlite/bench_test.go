@@ -18,6 +18,7 @@ import (
 	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
 	"github.com/imprint-dev/imprint/vector"
 )
 
@@ -224,9 +225,9 @@ func queryWords(texts []string, common bool, count int) []string {
 	df := map[string]int{}
 	for _, t := range texts {
 		seen := map[string]bool{}
-		for _, tok := range tokenize(strings.ToLower(t)) {
-			w := tok.text
-			if tok.cjk || len(w) < 5 || seen[w] || strings.ContainsAny(w, "0123456789_") {
+		for _, tok := range keyword.Tokenize(strings.ToLower(t)) {
+			w := tok.Text
+			if tok.CJK || len(w) < 5 || seen[w] || strings.ContainsAny(w, "0123456789_") {
 				continue
 			}
 			seen[w] = true

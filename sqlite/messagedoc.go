@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/keyword"
@@ -52,57 +50,10 @@ type messageDoc struct {
 }
 
 // newMessageDoc makes the index document of m, which follows a message of
-// prevSpeaker ("" for the session's first). Between people, the name of
-// the one m answers is most often a form of address ("Wow, Melanie!"),
-// which says nothing of what m is about: it is left out of m's own words,
-// so a question about Melanie finds what Melanie said.
+// prevSpeaker (keyword.NewMessageDoc).
 func newMessageDoc(m imprint.Message, prevSpeaker string) messageDoc {
-	text := m.Content
-	if prevSpeaker != "" && !strings.EqualFold(prevSpeaker, m.Speaker) {
-		text = withoutWord(text, prevSpeaker)
-	}
-	return messageDoc{
-		text: text,
-		date: keyword.DateTerms(m.Timestamp.Time, m.Content),
-		who:  m.Speaker,
-	}
-}
-
-// withoutWord returns s with every whole-word occurrence of w (any case)
-// replaced by a space.
-func withoutWord(s, w string) string {
-	lw := strings.ToLower(w)
-	ls := strings.ToLower(s)
-	if lw == "" || !strings.Contains(ls, lw) || len(ls) != len(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := strings.Index(ls[i:], lw)
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		j += i
-		end := j + len(lw)
-		if isBoundary(s, j-1) && isBoundary(s, end) {
-			b.WriteString(s[i:j])
-			b.WriteByte(' ')
-		} else {
-			b.WriteString(s[i:end])
-		}
-		i = end
-	}
-	return b.String()
-}
-
-// isBoundary reports whether s has no word character at byte i.
-func isBoundary(s string, i int) bool {
-	if i < 0 || i >= len(s) {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return !isWordRune(r)
+	d := keyword.NewMessageDoc(m.Content, m.Timestamp.Time, m.Speaker, prevSpeaker)
+	return messageDoc{text: d.Text, date: d.Date, who: d.Who}
 }
 
 // lastSpeakerSQL reads the speaker of a session's latest message, whom the

@@ -37,11 +37,11 @@ func TestSearchTextPruned(t *testing.T) {
 			text := benchText(texts, i)
 			msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("m%d", i), Role: imprint.RoleUser, Content: text})
 			seen := map[string]bool{}
-			for _, tok := range tokenize(strings.ToLower(text)) {
+			for _, tok := range keyword.Tokenize(strings.ToLower(text)) {
 				// Stop words never reach a query.
-				if !tok.cjk && len(tok.text) >= 2 && !seen[tok.text] && !keyword.IsStopWord(tok.text) {
-					seen[tok.text] = true
-					df[tok.text]++
+				if !tok.CJK && len(tok.Text) >= 2 && !seen[tok.Text] && !keyword.IsStopWord(tok.Text) {
+					seen[tok.Text] = true
+					df[tok.Text]++
 				}
 			}
 		}

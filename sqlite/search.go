@@ -405,7 +405,7 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 	if len(hits) == 0 {
 		return hits, nil
 	}
-	named := queryNames(q.Text)
+	named := keyword.QueryNames(q.Text)
 	cands := make([][2]any, len(hits))
 	for i, h := range hits {
 		session := ""
@@ -497,7 +497,7 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 	}
 	if len(named) > 0 {
 		for _, h := range hits {
-			if namesSpeaker(named, speakers[h.rid]) {
+			if keyword.NamesSpeaker(named, speakers[h.rid]) {
 				h.hit.Score *= 1 + weightSpeaker
 			}
 		}
@@ -549,28 +549,6 @@ func (db *DB) messagesBySpeaker(ctx context.Context, q imprint.TextQuery, src hi
 		}
 	}
 	return hits, nil
-}
-
-// queryNames returns the lower-case words of a query that could name a
-// speaker (no stop words, no CJK).
-func queryNames(text string) map[string]bool {
-	out := map[string]bool{}
-	for _, t := range tokenize(text) {
-		if w := strings.ToLower(t.text); !t.cjk && !keyword.IsStopWord(w) {
-			out[w] = true
-		}
-	}
-	return out
-}
-
-// namesSpeaker reports whether one of the speaker's words is among names.
-func namesSpeaker(names map[string]bool, speaker string) bool {
-	for _, t := range tokenize(speaker) {
-		if names[strings.ToLower(t.text)] {
-			return true
-		}
-	}
-	return false
 }
 
 // SearchVector finds the records of q.Kind whose vector made by q.Embedder

@@ -64,6 +64,10 @@ type Memory struct {
 	Supersedes       []string       `json:"supersedes"`
 	Extractor        string         `json:"extractor"`
 	Embedder         string         `json:"embedder"`
+	// ForgottenAt is when the memory was retired by hand (Memories.Forget):
+	// kept, but no longer listed, searched, recalled or deduplicated
+	// against. Nil (and left out of JSON) for a memory that was not.
+	ForgottenAt *Time `json:"forgotten_at,omitempty"`
 	// ContentHash is the hash of the normalized content, used by the
 	// deterministic dedup pre-check.
 	ContentHash string `json:"-"`

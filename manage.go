@@ -170,8 +170,8 @@ type MemoryCurator interface {
 	RetireMemory(ctx context.Context, scope Scope, id string, at time.Time) (Memory, error)
 	// PurgeMemories deletes the memories ids of scope (their rows,
 	// keyword index entries and vectors; with secure_delete where the
-	// backend has it) in one transaction, and clears superseded_by of a
-	// memory of scope that pointed at a purged one. Ids not in scope are
+	// backend has it) in one transaction. Other memories are left as they
+	// are: the caller purges whole version chains. Ids not in scope are
 	// ignored; it returns the ids deleted, in the order given.
 	PurgeMemories(ctx context.Context, scope Scope, ids []string) ([]string, error)
 	// PurgeMessages deletes the messages ids of the scope's session (rows,

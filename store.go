@@ -134,14 +134,17 @@ type EpisodeStore interface {
 	ListTraces(ctx context.Context, scope Scope, f TraceFilter) ([]Trace, error)
 }
 
-// TraceFilter selects traces. Zero fields do not filter; Limit 0 means 100.
+// TraceFilter selects traces. Zero fields do not filter; Limit 0 means 100,
+// a negative Limit (NoLimit) no limit.
 type TraceFilter struct {
 	EpisodeID string
 	SessionID string
 	Limit     int
 }
 
-// MemoryFilter selects memories. Zero fields do not filter; Limit 0 means 100.
+// MemoryFilter selects memories. Zero fields do not filter; Limit 0 means
+// 100, a negative Limit (NoLimit) no limit. Without AllVersions only live
+// memories are selected (neither superseded nor forgotten).
 type MemoryFilter struct {
 	SessionID   string
 	Type        MemoryType
@@ -149,8 +152,12 @@ type MemoryFilter struct {
 	Limit       int
 }
 
+// NoLimit as a filter's Limit lists every record.
+const NoLimit = -1
+
 // MemoryStore keeps L1 memories and their version history.
 type MemoryStore interface {
+	MemoryCurator
 	// PutMemory writes m (row, text index, vector) and marks each id in
 	// supersede as superseded by m, all in one transaction. It returns
 	// ErrConflict when a target is already superseded or not in scope.
@@ -158,7 +165,7 @@ type MemoryStore interface {
 	// GetMemory returns ErrNotFound when the memory is not in scope.
 	GetMemory(ctx context.Context, scope Scope, id string) (Memory, error)
 	// ListMemories returns memories newest first by UpdatedAt; superseded
-	// ones only with AllVersions.
+	// and forgotten ones only with AllVersions.
 	ListMemories(ctx context.Context, scope Scope, f MemoryFilter) ([]Memory, error)
 	// FindMemoryByHash returns the live memories of the scope whose
 	// ContentHash is hash (an indexed lookup).

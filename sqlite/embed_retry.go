@@ -51,7 +51,7 @@ func (db *DB) UnembeddedMemories(ctx context.Context, scope imprint.Scope, limit
 		return nil, err
 	}
 	return db.queryMemories(ctx, "unembedded memories", `SELECT `+memoryCols+` FROM memories m WHERE `+scopeWhere("m")+
-		` AND m.superseded_by IS NULL AND m.vec IS NULL ORDER BY m.rid LIMIT ?`, append(scopeArgs(scope), retryLimit(limit))...)
+		memoryLive+` AND m.vec IS NULL ORDER BY m.rid LIMIT ?`, append(scopeArgs(scope), retryLimit(limit))...)
 }
 
 // UnembeddedTraces returns up to limit traces of the scope with neither
@@ -93,7 +93,7 @@ func (db *DB) SetMemoryVector(ctx context.Context, scope imprint.Scope, id strin
 		var session string
 		var live bool
 		err := tx.QueryRowContext(ctx, `UPDATE memories SET vec = ?, embedder = ?, dim = ?
-			WHERE id = ? AND `+scopeWhere("")+` AND vec IS NULL RETURNING rid, session_id, superseded_by IS NULL`,
+			WHERE id = ? AND `+scopeWhere("")+` AND vec IS NULL RETURNING rid, session_id, superseded_by IS NULL AND forgotten_at IS NULL`,
 			append([]any{vector.Encode(vec), embedder, len(vec), id}, scopeArgs(scope)...)...).Scan(&rid, &session, &live)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil

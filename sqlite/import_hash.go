@@ -10,7 +10,7 @@ import (
 
 // liveHashSQL tells whether a live memory of the scope has a content hash
 // (by the memories_live_hash index).
-var liveHashSQL = rsql(`SELECT 1 FROM memories WHERE ` + scopeWhere("") + ` AND content_hash = ? AND superseded_by IS NULL LIMIT 1`)
+var liveHashSQL = rsql(`SELECT 1 FROM memories WHERE ` + scopeWhere("") + ` AND content_hash = ? AND superseded_by IS NULL AND forgotten_at IS NULL LIMIT 1`)
 
 // HasLiveMemoryHash reports whether a live memory of the scope has the
 // content hash: FindMemoryByHash's answer to extraction's exact-text

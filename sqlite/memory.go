@@ -14,17 +14,21 @@ import (
 
 const memoryCols = `m.rid, m.id, m.tenant, m.user_id, m.agent, m.workspace, m.session_id, m.content, m.type, m.priority,
 	m.scene_name, m.source_message_ids, m.metadata, m.timestamps, m.created_at, m.updated_at, m.version,
-	m.superseded_by, m.supersedes, m.extractor, m.content_hash, m.vec, m.embedder`
+	m.superseded_by, m.supersedes, m.extractor, m.content_hash, m.vec, m.embedder, m.forgotten_at`
+
+// memoryLive is the condition on a memories alias m that the memory is
+// live: neither superseded nor forgotten.
+const memoryLive = ` AND m.superseded_by IS NULL AND m.forgotten_at IS NULL`
 
 func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
 	var m imprint.Memory
 	var rid int64
 	var src, meta, stamps, created, updated, sups string
-	var supBy sql.NullString
+	var supBy, forgotten sql.NullString
 	var vec []byte
 	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
 		&m.Content, &m.Type, &m.Priority, &m.SceneName, &src, &meta, &stamps, &created, &updated, &m.Version,
-		&supBy, &sups, &m.Extractor, &m.ContentHash, &vec, &m.Embedder); err != nil {
+		&supBy, &sups, &m.Extractor, &m.ContentHash, &vec, &m.Embedder, &forgotten); err != nil {
 		return m, err
 	}
 	for _, f := range []struct {
@@ -49,6 +53,10 @@ func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
 	if supBy.Valid {
 		m.SupersededBy = &supBy.String
 	}
+	if forgotten.Valid && forgotten.String != "" {
+		at := parseTS(forgotten.String)
+		m.ForgottenAt = &at
+	}
 	m.CreatedAt, m.UpdatedAt = parseTS(created), parseTS(updated)
 	if len(vec) > 0 {
 		v, err := vector.Decode(vec)
@@ -67,13 +75,13 @@ func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
 var (
 	memoryInsertSQL = `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
 		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
-		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, id, forgotten_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING RETURNING rid`
 	memoryUpdateSQL = `UPDATE memories SET tenant = ?1, user_id = ?2, agent = ?3, workspace = ?4,
 		session_id = ?5, content = ?6, type = ?7, priority = ?8, scene_name = ?9, source_message_ids = ?10, metadata = ?11,
 		timestamps = ?12, created_at = ?13, updated_at = ?14, version = ?15, superseded_by = ?16, supersedes = ?17,
-		extractor = ?18, content_hash = ?19, vec = ?20, embedder = ?21, dim = ?22
+		extractor = ?18, content_hash = ?19, vec = ?20, embedder = ?21, dim = ?22, forgotten_at = ?24
 		WHERE id = ?23 AND tenant = ?1 AND user_id = ?2 AND agent = ?3 RETURNING rid`
 	memorySupersedeSQL = `UPDATE memories SET superseded_by = ?
 		WHERE id = ? AND ` + scopeWhere("") + ` AND superseded_by IS NULL RETURNING rid`
@@ -129,6 +137,11 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	if m.SupersededBy != nil {
 		supBy = *m.SupersededBy
 	}
+	var forgotten any
+	if m.ForgottenAt != nil && !m.ForgottenAt.IsZero() {
+		forgotten = ts(*m.ForgottenAt)
+	}
+	live := m.SupersededBy == nil && forgotten == nil
 	var rid int64
 	var targets []int64
 	err := db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
@@ -136,7 +149,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		fts := rawFTSWriter(tx, "memory")
 		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
 			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
-			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID}
+			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID, forgotten}
 		// A new id is one statement; an existing one is rewritten in place
 		// when it belongs to the same scope.
 		var ok bool
@@ -155,7 +168,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 			return nil, err
 		}
 		// Only live memories are in the keyword index.
-		if m.SupersededBy == nil {
+		if live {
 			if err := fts.insert(rid, m.Content); err != nil {
 				return nil, err
 			}
@@ -176,7 +189,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		return func() {
 			db.vecRemove(imprint.KindMemory, rid)
 			if len(m.Vec) > 0 {
-				db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, m.SupersededBy == nil, m.Vec)
+				db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, live, m.Vec)
 			}
 			for _, t := range targets {
 				db.vecRemove(imprint.KindMemory, t)
@@ -218,14 +231,13 @@ func (db *DB) GetMemory(ctx context.Context, scope imprint.Scope, id string) (im
 }
 
 // ListMemories returns the scope's memories newest first by UpdatedAt;
-// superseded ones only with f.AllVersions. Limit 0 means 100.
+// superseded and forgotten ones only with f.AllVersions. Limit 0 means
+// 100, a negative Limit no limit.
 func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.MemoryFilter) ([]imprint.Memory, error) {
 	if err := validScope(scope); err != nil {
 		return nil, err
 	}
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
+	f.Limit = listLimit(f.Limit)
 	q := `SELECT ` + memoryCols + ` FROM memories m WHERE ` + scopeWhere("m")
 	args := scopeArgs(scope)
 	if f.SessionID != "" {
@@ -242,7 +254,7 @@ func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.M
 		args = append(args, string(f.Type))
 	}
 	if !f.AllVersions {
-		q += ` AND m.superseded_by IS NULL`
+		q += memoryLive
 	}
 	q += ` ORDER BY m.updated_at DESC, m.rid DESC LIMIT ?`
 	return db.queryMemories(ctx, "list memories", q, append(args, f.Limit)...)
@@ -258,7 +270,7 @@ func (db *DB) FindMemoryByHash(ctx context.Context, scope imprint.Scope, hash st
 		return []imprint.Memory{}, nil
 	}
 	return db.queryMemories(ctx, "find memory by hash", `SELECT `+memoryCols+` FROM memories m
-		WHERE `+scopeWhere("m")+` AND m.content_hash = ? AND m.superseded_by IS NULL ORDER BY m.rid`,
+		WHERE `+scopeWhere("m")+` AND m.content_hash = ?`+memoryLive+` ORDER BY m.rid`,
 		append(scopeArgs(scope), hash)...)
 }
 
@@ -285,7 +297,7 @@ func (db *DB) CountMemories(ctx context.Context, scope imprint.Scope) (int, erro
 		return 0, err
 	}
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories WHERE `+scopeWhere("")+` AND superseded_by IS NULL`,
+	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM memories m WHERE `+scopeWhere("m")+memoryLive,
 		scopeArgs(scope)...).Scan(&n)
 	return n, dbErr("count memories", err)
 }

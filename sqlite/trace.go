@@ -120,14 +120,13 @@ func (db *DB) GetTrace(ctx context.Context, scope imprint.Scope, id string) (imp
 }
 
 // ListTraces returns the scope's traces in step order: episodes in the order
-// they were created, steps by index. Limit 0 means 100.
+// they were created, steps by index. Limit 0 means 100, a negative Limit
+// no limit.
 func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.TraceFilter) ([]imprint.Trace, error) {
 	if err := validScope(scope); err != nil {
 		return nil, err
 	}
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
+	f.Limit = listLimit(f.Limit)
 	q := `SELECT ` + traceCols + ` FROM traces t JOIN episodes e ON e.id = t.episode_id WHERE ` + scopeWhere("t")
 	args := scopeArgs(scope)
 	if f.EpisodeID != "" {

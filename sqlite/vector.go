@@ -137,7 +137,7 @@ func (db *DB) loadIndex(ctx context.Context, key vecKey, x *vecIndex) error {
 	case imprint.KindMessage:
 		q = `SELECT seq, id, tenant, user_id, agent, session_id, 1, vec, NULL FROM messages WHERE embedder = ? AND vec IS NOT NULL`
 	case imprint.KindMemory:
-		q = `SELECT rid, id, tenant, user_id, agent, session_id, superseded_by IS NULL, vec, NULL FROM memories
+		q = `SELECT rid, id, tenant, user_id, agent, session_id, superseded_by IS NULL AND forgotten_at IS NULL, vec, NULL FROM memories
 			WHERE embedder = ? AND vec IS NOT NULL`
 	case imprint.KindTrace:
 		q = `SELECT rid, id, tenant, user_id, agent, session_id, 1, vec_summary, vec_action FROM traces

@@ -67,6 +67,11 @@ func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"HasLiveMemoryHash", testHasLiveMemoryHash},
 		{"EmbedRetry", testEmbedRetry},
 		{"Totals", testTotals},
+		{"RetireMemory", testRetireMemory},
+		{"ForgottenRoundTrip", testForgottenRoundTrip},
+		{"PurgeMemories", testPurgeMemories},
+		{"PurgeMessages", testPurgeMessages},
+		{"ListNoLimit", testListNoLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

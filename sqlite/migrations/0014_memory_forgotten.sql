@@ -1,0 +1,4 @@
+-- 0014: memories retired by hand (imprint memories forget). A forgotten
+-- memory keeps its row, so it stays readable by id and in history, but is
+-- no longer live: not listed, searched, recalled or deduplicated against.
+ALTER TABLE memories ADD COLUMN forgotten_at TEXT;

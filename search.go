@@ -59,6 +59,10 @@ type RecallQuery struct {
 	// BudgetTokens bounds the context block, counted with
 	// EstimateTokens; zero or less means DefaultRecallBudget.
 	BudgetTokens int
+	// Persona adds the user's live persona memories right after the
+	// standing instructions, whatever Text matches: the block a session
+	// starts with (Claude Code's SessionStart hook).
+	Persona bool
 }
 
 // RecallResult is a recall: the context block and the records in it, in

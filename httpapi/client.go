@@ -396,6 +396,9 @@ func (c *Client) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.Rec
 	if q.BudgetTokens > 0 {
 		v.Set("budget_tokens", strconv.Itoa(q.BudgetTokens))
 	}
+	if q.Persona {
+		v.Set("persona", "true")
+	}
 	var out imprint.RecallResult
 	err := c.do(ctx, http.MethodGet, "/v1/recall", v, nil, &out)
 	return out, err

@@ -74,11 +74,15 @@ func (s *Server) getRecall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	persona, err := boolParam(q, "persona")
+	if err != nil {
+		return err
+	}
 	if s.d.Recall == nil {
 		return errNoRecall
 	}
 	res, err := s.d.Recall.Recall(r.Context(), imprint.RecallQuery{Scope: scope, Text: text,
-		SessionID: session, BudgetTokens: budget})
+		SessionID: session, BudgetTokens: budget, Persona: persona})
 	if err != nil {
 		return err
 	}

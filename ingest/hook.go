@@ -24,7 +24,13 @@ const (
 	hookSubagentStop     = "subagentstop"
 	hookSessionEnd       = "sessionend"
 	hookUserPromptSubmit = "userpromptsubmit"
+	hookSessionStart     = "sessionstart"
 )
+
+// sessionStartCompact is the SessionStart source after Claude Code
+// compacted the conversation: what was injected may be summarized away,
+// so the standing context is injected again.
+const sessionStartCompact = "compact"
 
 // hookPayload is the JSON object Claude Code writes to a command hook's
 // stdin. Fields a hook does not use are ignored.
@@ -36,6 +42,8 @@ type hookPayload struct {
 	StopHookActive bool   `json:"stop_hook_active"`
 	Prompt         string `json:"prompt"`
 	Reason         string `json:"reason"`
+	// Source is why a session started: startup, resume, clear or compact.
+	Source string `json:"source"`
 }
 
 // HookAPI is what the Claude Code hook needs from a running imprint serve.
@@ -43,13 +51,17 @@ type HookAPI interface {
 	RecordMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error
 	SubmitEpisode(ctx context.Context, ep imprint.Episode) error
 	EndSession(ctx context.Context, scope imprint.Scope, sessionID string) error
-	Recall(ctx context.Context, scope imprint.Scope, query, sessionID string, budgetTokens int) (string, error)
+	// Recall returns the context block for q ("" when there is nothing
+	// to recall).
+	Recall(ctx context.Context, q imprint.RecallQuery) (string, error)
 }
 
 // ClaudeCodeHook feeds a running imprint serve from Claude Code's hooks:
 // on Stop and SubagentStop it posts the transcript's messages and finished
 // episodes not posted yet, on SessionEnd the same and then ends the
-// session, on UserPromptSubmit it recalls context for the prompt. What was
+// session, on UserPromptSubmit it recalls context for the prompt, on
+// SessionStart it injects the standing instructions and the user's
+// persona, once per session (again after a compaction). What was
 // posted is tracked per session in a state file under DataDir; the service
 // skips message ids it has, so a hook run twice records nothing twice.
 type ClaudeCodeHook struct {
@@ -63,7 +75,9 @@ type ClaudeCodeHook struct {
 // Run handles one Claude Code hook event (event as given on the command
 // line; "" or "auto" takes the payload's hook_event_name) with the payload
 // Claude Code wrote to the hook's stdin. For UserPromptSubmit it returns
-// the recalled context to print. Bad input is ErrInvalid.
+// the recalled context to print, for SessionStart the JSON object
+// Claude Code reads the session's additional context from. Bad input is
+// ErrInvalid.
 func (h *ClaudeCodeHook) Run(ctx context.Context, event string, payload io.Reader) (string, error) {
 	raw, err := io.ReadAll(io.LimitReader(payload, 1<<20))
 	if err != nil {
@@ -82,11 +96,13 @@ func (h *ClaudeCodeHook) Run(ctx context.Context, event string, payload io.Reade
 		if strings.TrimSpace(p.Prompt) == "" {
 			return "", nil
 		}
-		text, err := h.API.Recall(ctx, h.Scope, p.Prompt, p.SessionID, h.RecallBudget)
+		text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, Text: p.Prompt, SessionID: p.SessionID, BudgetTokens: h.RecallBudget})
 		if err != nil {
 			return "", fmt.Errorf("recall: %w", err)
 		}
 		return text, nil
+	case hookSessionStart:
+		return h.sessionStart(ctx, p)
 	case hookStop, hookSubagentStop:
 		_, err := h.sync(ctx, p, false)
 		return "", err
@@ -103,7 +119,7 @@ func (h *ClaudeCodeHook) Run(ctx context.Context, event string, payload io.Reade
 		}
 		return "", nil
 	}
-	return "", imprint.Invalidf("unknown Claude Code hook event %q: want Stop, SubagentStop, SessionEnd or UserPromptSubmit", event)
+	return "", imprint.Invalidf("unknown Claude Code hook event %q: want SessionStart, UserPromptSubmit, Stop, SubagentStop or SessionEnd", event)
 }
 
 // hookState is what a session's hooks have posted so far.
@@ -111,6 +127,8 @@ type hookState struct {
 	Messages map[string]bool `json:"messages"`
 	// Episodes maps an episode id to the number of turns posted.
 	Episodes map[string]int `json:"episodes"`
+	// Started is set once SessionStart injected the standing context.
+	Started bool `json:"started,omitempty"`
 }
 
 // sync posts the transcript's messages and episodes that were not
@@ -223,6 +241,7 @@ func loadHookState(path string) hookState {
 	if s.Episodes != nil {
 		st.Episodes = s.Episodes
 	}
+	st.Started = s.Started
 	return st
 }
 

@@ -26,6 +26,7 @@ const (
 	recallMessageHits  = 12
 	maxMessageRunes    = 300
 	recallInstructions = 200
+	recallPersona      = 50
 	maxMemoryRunes     = 600
 	maxTaskRunes       = 200
 	maxActionRunes     = 200
@@ -50,6 +51,7 @@ const (
 const (
 	recallHeader       = "Memory from earlier work with this user (imprint):"
 	headInstructions   = "Standing instructions:"
+	headPersona        = "About the user:"
 	headMemories       = "Relevant memories:"
 	headExperience     = "Recent experience:"
 	headConversation   = "From earlier conversations:"
@@ -122,7 +124,12 @@ func (r Recaller) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.Re
 	if err != nil {
 		return res, err
 	}
-	var memories, traces, messages []recallItem
+	var persona, memories, traces, messages []recallItem
+	if q.Persona {
+		if persona, err = r.persona(ctx, q.Scope, seen); err != nil {
+			return res, err
+		}
+	}
 	if strings.TrimSpace(q.Text) != "" {
 		vec := r.queryVector(ctx, q.Text)
 		if memories, err = r.memories(ctx, q, vec, seen); err != nil {
@@ -135,8 +142,8 @@ func (r Recaller) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.Re
 			return res, err
 		}
 	}
-	res.Context, res.Hits = layout(budget, []string{headInstructions, headMemories, headExperience, headConversation},
-		[][]recallItem{instructions, memories, traces, messages})
+	res.Context, res.Hits = layout(budget, []string{headInstructions, headPersona, headMemories, headExperience, headConversation},
+		[][]recallItem{instructions, persona, memories, traces, messages})
 	return res, nil
 }
 
@@ -170,6 +177,26 @@ func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]reca
 		items = append(items, recallItem{text: oneLine(m.Content, maxMemoryRunes), source: sourceNote(m), hit: memoryHit(m, 0)})
 	}
 	return items, seen, nil
+}
+
+// persona lists the scope's live persona memories, highest priority first
+// (newest first among equals), adding their ids to seen so the relevant
+// memories do not repeat them.
+func (r Recaller) persona(ctx context.Context, scope imprint.Scope, seen map[string]bool) ([]recallItem, error) {
+	if r.Memories == nil {
+		return nil, nil
+	}
+	ms, err := r.Memories.ListMemories(ctx, scope, imprint.MemoryFilter{Type: imprint.MemoryPersona, Limit: recallPersona})
+	if err != nil {
+		return nil, fmt.Errorf("recall persona: %w", err)
+	}
+	slices.SortStableFunc(ms, func(a, b imprint.Memory) int { return cmp.Compare(b.Priority, a.Priority) })
+	items := make([]recallItem, 0, len(ms))
+	for _, m := range ms {
+		seen[m.ID] = true
+		items = append(items, recallItem{text: oneLine(m.Content, maxMemoryRunes), hit: memoryHit(m, 0)})
+	}
+	return items, nil
 }
 
 // sourceNote says where an instruction came from: "(session S, messages

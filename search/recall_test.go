@@ -371,3 +371,29 @@ func TestRecallShowsMessagesOfEarlierConversations(t *testing.T) {
 		t.Errorf("block:\n%s", res.Context)
 	}
 }
+
+// TestRecallPersonaForSessionStart checks the block a session starts with:
+// with Persona and no query, the standing instructions and then the
+// user's persona (of the scope only), no other memory; without Persona
+// the same query gives the instructions alone.
+func TestRecallPersonaForSessionStart(t *testing.T) {
+	t.Parallel()
+	f := newRecallFixture(t)
+	res, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA, Persona: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hitIDs(res.Hits), []string{"i-abs", "i-90", "i-70", "p-1"}; !cmp.Equal(got, want) {
+		t.Fatalf("hits %v, want %v\n%s", got, want, res.Context)
+	}
+	if !strings.Contains(res.Context, "About the user:\n- The user prefers window seats on flights.\n") {
+		t.Errorf("no persona section:\n%s", res.Context)
+	}
+	plain, err := f.r.Recall(context.Background(), imprint.RecallQuery{Scope: scopeA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.Context, "About the user:") {
+		t.Errorf("persona without Persona:\n%s", plain.Context)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,26 +21,29 @@ func newHookCmd(a *App) *cobra.Command {
 	var budget int
 	cc := &cobra.Command{
 		Use:   "claude-code EVENT",
-		Short: "Claude Code hook: Stop, SubagentStop, SessionEnd or UserPromptSubmit (payload on stdin)",
+		Short: "Claude Code hook: SessionStart, UserPromptSubmit, Stop, SubagentStop or SessionEnd (payload on stdin)",
 		Long: "claude-code reads the hook payload Claude Code writes on stdin and talks to imprint serve\n" +
 			"(--server, env IMPRINT_SERVER, default http://<server.addr>):\n" +
 			"  Stop, SubagentStop   post the transcript's messages and finished episodes not yet posted\n" +
 			"  SessionEnd           the same, then end the session (forces extraction)\n" +
 			"  UserPromptSubmit     print recalled memory for the prompt (Claude Code adds it to the context)\n" +
+			"  SessionStart         print the standing instructions and the user's persona as the session's\n" +
+			"                       additionalContext, once per session (again after a compaction)\n" +
 			"What was posted is tracked per session under <data dir>/hooks/claude-code; the service\n" +
 			"skips message ids it already has, so running a hook twice records nothing twice.\n" +
-			"A failure exits 1 (Claude Code shows it and carries on), never 2 (which would block).",
+			"Every event exits 0, whatever fails (a flag typo, a bad config value, a stopped service):\n" +
+			"the reason goes to stderr on one line, so a hook never blocks the user's prompt or stop.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			api, err := a.hookClient(cmd, server, token)
 			if err != nil {
-				return withExitCode(exitFailure, err)
+				return err
 			}
 			h := &ingest.ClaudeCodeHook{API: api, Scope: a.Scope(), DataDir: a.Config.DataDir, RecallBudget: budget}
 			text, err := h.Run(ctx, args[0], a.Stdin)
 			if err != nil {
-				return withExitCode(exitFailure, err)
+				return err
 			}
 			if strings.TrimSpace(text) != "" {
 				a.Printf("%s\n", strings.TrimRight(text, "\n"))
@@ -51,4 +55,20 @@ func newHookCmd(a *App) *cobra.Command {
 	cc.Flags().IntVar(&budget, "budget-tokens", hookRecallBudget, "token budget of the recalled context (UserPromptSubmit)")
 	hook.AddCommand(cc)
 	return hook
+}
+
+// isHook reports whether args run a hook event (imprint hook …), which
+// must never fail the host; help for it still works as usual.
+func isHook(root *cobra.Command, args []string) bool {
+	cmd, _, err := root.Find(args)
+	return err == nil && cmd != nil && cmd.Parent() != nil && cmd.Parent().Name() == "hook"
+}
+
+// hookWarning reports a hook's failure as one line on stderr and exits 0:
+// Claude Code blocks the prompt or the stop on exit 2 and reports any
+// other non-zero exit as a hook error; a memory engine must do neither.
+func (a *App) hookWarning(err error) int {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	fmt.Fprintf(a.Stderr, "imprint hook: warning: %s\n", msg)
+	return exitOK
 }

@@ -41,6 +41,9 @@ func runEnv(ctx context.Context, args []string, lookupEnv func(string) (string, 
 	if cerr := a.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
+	if err != nil && isHook(root, args) {
+		return a.hookWarning(err)
+	}
 	return a.finish(err)
 }
 

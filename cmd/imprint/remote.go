@@ -106,8 +106,8 @@ func (h clientHookAPI) EndSession(ctx context.Context, scope imprint.Scope, sess
 }
 
 // Recall implements ingest.HookAPI.
-func (h clientHookAPI) Recall(ctx context.Context, scope imprint.Scope, query, sessionID string, budget int) (string, error) {
-	res, err := h.c.Recall(ctx, imprint.RecallQuery{Scope: scope, Text: query, SessionID: sessionID, BudgetTokens: budget})
+func (h clientHookAPI) Recall(ctx context.Context, q imprint.RecallQuery) (string, error) {
+	res, err := h.c.Recall(ctx, q)
 	return res.Context, err
 }
 

@@ -430,7 +430,7 @@ func TestHookScriptRunsTheBinary(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	t.Parallel()
-	bin := buildImprint(t)
+	bin := imprintBin(t)
 	serverDir := t.TempDir()
 	s := startInProc(t, serverDir, map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
 	script, err := filepath.Abs(repoFile(t, "hooks/claude-code/imprint-hook.sh"))
@@ -564,26 +564,6 @@ func TestHookScriptRunsTheBinary(t *testing.T) {
 	}
 	if len(episodes) != answered || answered < 2 {
 		t.Errorf("traces cover %d episodes, the transcript has %d answered ones", len(episodes), answered)
-	}
-}
-
-// TestHookFailureNeverBlocks checks a hook that cannot reach the service
-// exits 1 (Claude Code carries on), never 2 (which would block the stop).
-func TestHookFailureNeverBlocks(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": "http://127.0.0.1:1", "IMPRINT_DATA_DIR": t.TempDir()}
-	transcript := sharedFile(t, "claude-code/session_b.jsonl")
-	tests := []struct{ event, payload string }{
-		{"Stop", hookPayloadJSON(t, "Stop", "s", transcript, "")},
-		{"UserPromptSubmit", hookPayloadJSON(t, "UserPromptSubmit", "s", transcript, "hello")},
-		{"Stop", "not json"},
-		{"NoSuchEvent", hookPayloadJSON(t, "Stop", "s", transcript, "")},
-	}
-	for _, tc := range tests {
-		r := runHook(t, env, tc.payload, tc.event)
-		if r.code != 1 {
-			t.Errorf("%s with %.20q: exit %d, want 1: %s", tc.event, tc.payload, r.code, r.stderr)
-		}
 	}
 }
 

@@ -6,7 +6,8 @@ import "context"
 // service's /metrics, beside its counters since start. It names no record
 // and no scope.
 type Totals struct {
-	// Memories counts live memories (not superseded) by type.
+	// Memories counts live memories (neither superseded nor forgotten)
+	// by type.
 	Memories map[MemoryType]int `json:"memories"`
 	// Traces, Messages and Sessions count every stored trace, L0 message
 	// and session.

@@ -19,7 +19,7 @@ func (db *DB) Totals(ctx context.Context) (imprint.Totals, error) {
 		(SELECT COUNT(*) FROM sessions)`).Scan(&tot.Traces, &tot.Messages, &tot.Sessions); err != nil {
 		return tot, dbErr("totals", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT type, COUNT(*) FROM memories WHERE superseded_by IS NULL GROUP BY type`)
+	rows, err := tx.QueryContext(ctx, `SELECT type, COUNT(*) FROM memories WHERE superseded_by IS NULL AND forgotten_at IS NULL GROUP BY type`)
 	if err != nil {
 		return tot, dbErr("totals memories", err)
 	}

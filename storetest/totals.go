@@ -7,7 +7,7 @@ import (
 )
 
 // testTotals checks the store's totals over every scope: live memories by
-// type (a superseded version is not counted), traces, messages and
+// type (a superseded version and a forgotten memory are not counted), traces, messages and
 // sessions, each the sum of what every scope holds.
 func testTotals(t *testing.T, s imprint.Store) {
 	ctx := ctxFor(t)
@@ -32,6 +32,11 @@ func testTotals(t *testing.T, s imprint.Store) {
 	must(t, s.PutMemory(ctx, p2, []string{"p1"}))
 	must(t, s.PutMemory(ctx, ins, nil))
 	must(t, s.PutMemory(ctx, other, nil))
+	gone := memory("f1", "User likes jazz", 3)
+	gone.ContentHash = "hash-f1-gone"
+	must(t, s.PutMemory(ctx, gone, nil))
+	_, err = s.RetireMemory(ctx, scopeA, "f1", at(4).Time)
+	must(t, err)
 	got, err := s.Totals(ctx)
 	must(t, err)
 	want := imprint.Totals{

@@ -22,7 +22,7 @@ var (
 	leafPackages = []string{"config", "internal", "keyword", "llmjson", "promptguard", "redact", "storetest", "vector", "wire"}
 	// pipelines are the domain's stages: they import the root, leaves and
 	// other pipelines, never an adapter.
-	pipelinePackages = []string{"capture", "extract", "record", "search", "session"}
+	pipelinePackages = []string{"capture", "curate", "extract", "record", "search", "session"}
 	// orchestrators run pipelines together over the importer's readers
 	// (ingest: imports, job handlers); they import no other adapter.
 	orchestratorPackages = []string{"ingest"}

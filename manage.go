@@ -180,3 +180,16 @@ type MemoryCurator interface {
 	// The session's cursor and counts are left as they are.
 	PurgeMessages(ctx context.Context, scope Scope, sessionID string, ids []string) ([]string, error)
 }
+
+// LogRewriter is a RecordLog whose lines can be removed: what a purge
+// does to the JSONL shards (shard.Writer). It is safe for concurrent use
+// with the log's Append in the same process; another process appending to
+// the same folder meanwhile may lose its lines, which is why the CLI purges
+// through a running service.
+type LogRewriter interface {
+	// Rewrite keeps, in every day file of the log, the lines keep accepts,
+	// replacing each file that loses a line atomically (a new file synced
+	// and renamed over it, then the folder synced), and returns how many
+	// lines it removed. Appends wait while it runs.
+	Rewrite(keep func(line []byte) bool) (int, error)
+}

@@ -416,6 +416,9 @@ func Replay(ctx context.Context, store imprint.MemoryStore, log imprint.LogReade
 // nil. A line that is not a record line is an error of kind ErrInvalid
 // naming the file and line.
 //
+// A memory whose last line is a forget line (imprint.OpLineForget) is
+// replayed retired; a purged memory has no line left to replay.
+//
 // A memory written more than once in the log (a window planned again after
 // a conflict, or redone after it stopped between its log and its store
 // transactions) is replayed from its last line only, and not at all when
@@ -436,7 +439,7 @@ func ReplayWith(ctx context.Context, store imprint.MemoryStore, log imprint.LogR
 			return imprint.Invalidf("record line: %v", err)
 		}
 		switch l.Op {
-		case OpLineStore, OpLineUpdate, OpLineMerge, OpLineWithdraw:
+		case OpLineStore, OpLineUpdate, OpLineMerge, OpLineWithdraw, imprint.OpLineForget:
 			last[l.Memory.ID] = n
 		case OpLineSupersede:
 		default:
@@ -456,6 +459,12 @@ func ReplayWith(ctx context.Context, store imprint.MemoryStore, log imprint.LogR
 		}
 		switch l.Op {
 		case OpLineStore, OpLineUpdate, OpLineMerge:
+		case imprint.OpLineForget:
+			// Forgotten by hand: the memory is replayed, retired.
+			if l.Memory.ForgottenAt == nil {
+				at := l.At
+				l.Memory.ForgottenAt = &at
+			}
 		case OpLineSupersede, OpLineWithdraw:
 			return nil // done by the update or merge line before it; nothing to do
 		default:

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,4 +207,78 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("sync dir %s: %w", filepath.Base(dir), err)
 	}
 	return nil
+}
+
+// Rewrite keeps, in every day file of the writer's folder, the lines keep
+// accepts; see imprint.LogRewriter. A file that loses lines is written
+// anew beside it, synced and renamed over it, then the folder is synced,
+// so a crash leaves either the old file or the new one. Appends of this
+// Writer wait while it runs.
+func (w *Writer) Rewrite(keep func(line []byte) bool) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	files, err := Files(w.dir)
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, path := range files {
+		n, err := rewriteFile(path, keep)
+		if err != nil {
+			return removed, err
+		}
+		removed += n
+	}
+	if removed > 0 {
+		if err := SyncDir(w.dir); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
+
+var _ imprint.LogRewriter = (*Writer)(nil)
+
+// rewriteFile replaces the file at path by the lines keep accepts, when it
+// rejects any, and returns how many it rejected.
+func rewriteFile(path string, keep func([]byte) bool) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read shard %s: %w", filepath.Base(path), err)
+	}
+	var out []byte
+	removed := 0
+	for rest := data; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if len(strings.TrimSpace(string(line))) > 0 && !keep(line) {
+			removed++
+			continue
+		}
+		out = append(out, line...)
+	}
+	if removed == 0 {
+		return 0, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".rewrite-*")
+	if err != nil {
+		return 0, fmt.Errorf("rewrite shard %s: %w", filepath.Base(path), err)
+	}
+	_, werr := tmp.Write(out)
+	merr := tmp.Chmod(0o644)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, merr, serr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return 0, fmt.Errorf("rewrite shard %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return 0, fmt.Errorf("rewrite shard %s: %w", filepath.Base(path), err)
+	}
+	return removed, nil
 }

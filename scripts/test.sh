@@ -5,11 +5,24 @@
 #   SHORT=1 ./scripts/test.sh    # go test -short (skips the slow tests)
 # It first installs what the tests need beyond Go (scripts/install-test-deps.sh:
 # chromium for the browser test); without it that test skips, or fails under CI=true.
+# It starts a throwaway PostgreSQL (scripts/postgres.sh) for the postgres store's
+# tests unless IMPRINT_TEST_POSTGRES already names a database, and stops it at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== test dependencies"
 ./scripts/install-test-deps.sh || echo "warning: test dependencies are missing: the browser test skips (and fails under CI=true)" >&2
+
+echo "== PostgreSQL"
+if [ -z "${IMPRINT_TEST_POSTGRES:-}" ]; then
+	if url=$(PG_FAST=1 ./scripts/postgres.sh start); then
+		export IMPRINT_TEST_POSTGRES="$url"
+		trap './scripts/postgres.sh stop' EXIT
+		echo "postgres: $url"
+	else
+		echo "warning: PostgreSQL could not be started: the postgres tests skip (and fail under CI=true)" >&2
+	fi
+fi
 
 echo "== gofmt"
 unformatted=$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l)

@@ -1,0 +1,428 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
+)
+
+const episodeCols = `id, tenant, user_id, agent, workspace, session_id, status, closed_by, meta, turns, trace_ids,
+	started_at, ended_at, created_at, updated_at`
+
+func scanEpisode(row pgx.Row) (imprint.Episode, error) {
+	var e imprint.Episode
+	var meta, turns, traceIDs string
+	var started, ended *time.Time
+	var created, updated time.Time
+	if err := row.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Scope.Workspace, &e.SessionID,
+		&e.Status, &e.ClosedBy, &meta, &turns, &traceIDs, &started, &ended, &created, &updated); err != nil {
+		return e, err
+	}
+	if err := json.Unmarshal([]byte(meta), &e.Meta); err != nil {
+		return e, fmt.Errorf("episode %s meta: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(turns), &e.Turns); err != nil {
+		return e, fmt.Errorf("episode %s turns: %w", e.ID, err)
+	}
+	if err := json.Unmarshal([]byte(traceIDs), &e.TraceIDs); err != nil {
+		return e, fmt.Errorf("episode %s trace ids: %w", e.ID, err)
+	}
+	if e.Turns == nil {
+		e.Turns = []imprint.Turn{}
+	}
+	if e.TraceIDs == nil {
+		e.TraceIDs = []string{}
+	}
+	e.StartedAt, e.EndedAt, e.CreatedAt, e.UpdatedAt = tsOf(started), tsOf(ended), imprint.At(created), imprint.At(updated)
+	return e, nil
+}
+
+func validEpisode(ep imprint.Episode) error {
+	if err := validScope(ep.Scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(ep.ID) == "" {
+		return imprint.Invalidf("episode id is required")
+	}
+	if strings.TrimSpace(ep.SessionID) == "" {
+		return imprint.Invalidf("episode session_id is required")
+	}
+	return nil
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// upsertEpisode writes ep; setTraceIDs says whether an existing row's trace
+// ids are replaced. It returns ErrConflict when the id belongs to another
+// scope. The row is locked for the rest of the transaction.
+func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceIDs bool) error {
+	meta, err := jsonText(ep.Meta)
+	if err != nil {
+		return err
+	}
+	turns := ep.Turns
+	if turns == nil {
+		turns = []imprint.Turn{}
+	}
+	turnsJSON, err := jsonText(turns)
+	if err != nil {
+		return err
+	}
+	ids := ep.TraceIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	idsJSON, err := jsonText(ids)
+	if err != nil {
+		return err
+	}
+	now := imprint.Now()
+	created, updated := ep.CreatedAt, ep.UpdatedAt
+	if created.IsZero() {
+		created = now
+	}
+	if updated.IsZero() {
+		updated = now
+	}
+	// Insert, or lock the existing row to compare its scope.
+	tag, err := tx.Exec(ctx, `INSERT INTO episodes (`+episodeCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		ON CONFLICT (id) DO NOTHING`,
+		ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Scope.Workspace, ep.SessionID, string(ep.Status),
+		string(ep.ClosedBy), meta, turnsJSON, idsJSON, tsArg(ep.StartedAt), tsArg(ep.EndedAt), created.Time, updated.Time)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	var owner imprint.Scope
+	if err := tx.QueryRow(ctx, `SELECT tenant, user_id, agent FROM episodes WHERE id = $1 FOR UPDATE`, ep.ID).
+		Scan(&owner.Tenant, &owner.User, &owner.Agent); err != nil {
+		return err
+	}
+	if owner.Tenant != ep.Scope.Tenant || owner.User != ep.Scope.User || owner.Agent != ep.Scope.Agent {
+		return imprint.Conflictf("episode %q belongs to another scope", ep.ID)
+	}
+	q := `UPDATE episodes SET workspace = $1, session_id = $2, status = $3, closed_by = $4, meta = $5, turns = $6,
+		started_at = $7, ended_at = $8, updated_at = $9`
+	vals := []any{ep.Scope.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
+		tsArg(ep.StartedAt), tsArg(ep.EndedAt), updated.Time}
+	if setTraceIDs {
+		q += `, trace_ids = $10`
+		vals = append(vals, idsJSON)
+	}
+	if _, err := tx.Exec(ctx, q+` WHERE id = $`+itoa(len(vals)+1), append(vals, ep.ID)...); err != nil {
+		return err
+	}
+	// The whole episode was written: turns appended live are replaced.
+	_, err = tx.Exec(ctx, `DELETE FROM episode_turns WHERE episode_id = $1`, ep.ID)
+	return err
+}
+
+// SaveEpisode inserts or updates the episode without touching its traces or
+// (for an existing episode) its trace ids. ErrConflict when the id belongs
+// to another scope; ErrInvalid for a missing scope, id or session id.
+func (db *DB) SaveEpisode(ctx context.Context, ep imprint.Episode) error {
+	if err := validEpisode(ep); err != nil {
+		return err
+	}
+	err := db.tx(ctx, func(tx pgx.Tx) error { return upsertEpisode(ctx, tx, ep, false) })
+	return dbErr("save episode", err)
+}
+
+// GetEpisode returns the episode, or ErrNotFound when it is not in scope.
+func (db *DB) GetEpisode(ctx context.Context, scope imprint.Scope, id string) (imprint.Episode, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Episode{}, err
+	}
+	e, err := scanEpisode(db.pool.QueryRow(ctx, `SELECT `+episodeCols+` FROM episodes
+		WHERE id = $1 AND tenant = $2 AND user_id = $3 AND agent = $4`, id, scope.Tenant, scope.User, scope.Agent))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return e, imprint.NotFoundf("episode %q not found", id)
+	}
+	if err == nil {
+		err = withTurnRows(ctx, db.pool, &e)
+	}
+	return e, dbErr("get episode", err)
+}
+
+const traceCols = `t.rid, t.id, t.episode_id, t.tenant, t.user_id, t.agent, t.workspace, t.session_id, t.step_key, t.step_index,
+	t.ts, t.user_text, t.agent_text, t.tool_calls, t.reflection, t.reflection_source, t.alpha, t.usable, t.value,
+	t.priority, t.r_human, t.depth, t.is_subagent, t.truncated, t.vec_summary, t.vec_action, t.embedder, t.created_at`
+
+func scanTrace(row pgx.Row) (imprint.Trace, error) {
+	var t imprint.Trace
+	var rid int64
+	var tools string
+	var tsv *time.Time
+	var created time.Time
+	if err := row.Scan(&rid, &t.ID, &t.EpisodeID, &t.Scope.Tenant, &t.Scope.User, &t.Scope.Agent, &t.Scope.Workspace,
+		&t.SessionID, &t.StepKey, &t.StepIndex, &tsv, &t.UserText, &t.AgentText, &tools, &t.Reflection, &t.ReflectionSource,
+		&t.Alpha, &t.Usable, &t.Value, &t.Priority, &t.RHuman, &t.Depth, &t.IsSubagent, &t.Truncated,
+		&t.VecSummary, &t.VecAction, &t.Embedder, &created); err != nil {
+		return t, err
+	}
+	t.TS, t.CreatedAt = tsOf(tsv), imprint.At(created)
+	if err := json.Unmarshal([]byte(tools), &t.ToolCalls); err != nil {
+		return t, fmt.Errorf("trace %s tool calls: %w", t.ID, err)
+	}
+	if t.ToolCalls == nil {
+		t.ToolCalls = []imprint.ToolCall{}
+	}
+	if len(t.VecSummary) == 0 {
+		t.VecSummary = nil
+	}
+	if len(t.VecAction) == 0 {
+		t.VecAction = nil
+	}
+	t.HasVecSummary, t.HasVecAction = len(t.VecSummary) > 0, len(t.VecAction) > 0
+	return t, nil
+}
+
+// traceText is what the keyword index holds for a trace: user text, agent
+// text, reflection and tool names.
+func traceText(t imprint.Trace) string {
+	parts := []string{t.UserText, t.AgentText}
+	if t.Reflection != nil {
+		parts = append(parts, *t.Reflection)
+	}
+	for _, c := range t.ToolCalls {
+		parts = append(parts, c.Name)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// SaveCapture writes the episode and its traces in one transaction: traces
+// are upserted by step key, traces of vanished steps are deleted, and the
+// episode's trace ids become the traces' ids in order. ErrConflict when the
+// episode (or a trace id) belongs to another scope or episode.
+func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []imprint.Trace) error {
+	ep, keys, err := validCapture(ep, traces)
+	if err != nil {
+		return err
+	}
+	return dbErr("save capture", db.writeCaptures(ctx, []imprint.Episode{ep}, [][]imprint.Trace{traces},
+		[]map[string]bool{keys}, func(_ int, err error) error { return err }))
+}
+
+// SupportsCaptureSaver implements imprint.CaptureSaver: always true.
+func (db *DB) SupportsCaptureSaver() bool { return true }
+
+// SaveCaptures writes several episodes with their traces, traces[i] being
+// those of eps[i], in one transaction, each as SaveCapture writes it.
+// Nothing is written when one of them is invalid or conflicts.
+func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error {
+	if len(eps) != len(traces) {
+		return imprint.Invalidf("%d episodes with %d trace lists", len(eps), len(traces))
+	}
+	eps = slices.Clone(eps)
+	allKeys := make([]map[string]bool, len(eps))
+	for c := range eps {
+		ep, keys, err := validCapture(eps[c], traces[c])
+		if err != nil {
+			return fmt.Errorf("captures[%d]: %w", c, err)
+		}
+		eps[c], allKeys[c] = ep, keys
+	}
+	return dbErr("save captures", db.writeCaptures(ctx, eps, traces, allKeys, func(c int, err error) error {
+		return fmt.Errorf("captures[%d]: %w", c, err)
+	}))
+}
+
+// validCapture checks an episode and its traces for SaveCapture(s): ids
+// and step keys required, step keys unique. It returns the episode with
+// its trace ids set and the set of step keys.
+func validCapture(ep imprint.Episode, traces []imprint.Trace) (imprint.Episode, map[string]bool, error) {
+	if err := validEpisode(ep); err != nil {
+		return ep, nil, err
+	}
+	ids := make([]string, len(traces))
+	keys := map[string]bool{}
+	for i, t := range traces {
+		if strings.TrimSpace(t.ID) == "" {
+			return ep, nil, imprint.Invalidf("traces[%d].id is required", i)
+		}
+		if strings.TrimSpace(t.StepKey) == "" {
+			return ep, nil, imprint.Invalidf("traces[%d].step_key is required", i)
+		}
+		if keys[t.StepKey] {
+			return ep, nil, imprint.Invalidf("traces[%d].step_key %q is repeated", i, t.StepKey)
+		}
+		keys[t.StepKey] = true
+		ids[i] = t.ID
+	}
+	ep.TraceIDs = ids
+	return ep, keys, nil
+}
+
+// writeCaptures writes validated captures in one transaction; wrap names a
+// failing capture in the error.
+func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace, keys []map[string]bool,
+	wrap func(c int, err error) error) error {
+	now := imprint.Now()
+	return db.tx(ctx, func(tx pgx.Tx) error {
+		for c := range eps {
+			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], now); err != nil {
+				return wrap(c, err)
+			}
+		}
+		return nil
+	})
+}
+
+const (
+	traceUpdateSQL = `UPDATE traces SET id = $1, tenant = $2, user_id = $3, agent = $4, workspace = $5,
+		session_id = $6, step_index = $7, ts = $8, user_text = $9, agent_text = $10, tool_calls = $11, reflection = $12,
+		reflection_source = $13, alpha = $14, usable = $15, depth = $16,
+		is_subagent = $17, truncated = $18, vec_summary = $19, vec_action = $20, embedder = $21, dim = $22,
+		words = to_tsvector('imprint', $23), cjk = $24
+		WHERE rid = $25`
+	traceInsertSQL = `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
+		step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable,
+		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk,
+		value, priority, r_human, episode_id, step_key, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+		to_tsvector('imprint', $23), $24, $25, $26, $27, $28, $29, $30)`
+)
+
+// saveCaptureTx is SaveCapture's transaction body for one episode; keys
+// are the step keys of traces.
+func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time) error {
+	if err := upsertEpisode(ctx, tx, ep, true); err != nil {
+		return err
+	}
+	existing := map[string]int64{}
+	rows, err := tx.Query(ctx, `SELECT rid, step_key FROM traces WHERE episode_id = $1`, ep.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var rid int64
+		var key string
+		if err := rows.Scan(&rid, &key); err != nil {
+			rows.Close()
+			return err
+		}
+		existing[key] = rid
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// Vanished steps go first, so a surviving step may take over an id.
+	for key, rid := range existing {
+		if keys[key] {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM traces WHERE rid = $1`, rid); err != nil {
+			return err
+		}
+	}
+	for _, t := range traces {
+		t.EpisodeID, t.SessionID, t.Scope = ep.ID, ep.SessionID, ep.Scope
+		if t.CreatedAt.IsZero() {
+			t.CreatedAt = now
+		}
+		tools := t.ToolCalls
+		if tools == nil {
+			tools = []imprint.ToolCall{}
+		}
+		toolsJSON, err := jsonText(tools)
+		if err != nil {
+			return err
+		}
+		words, cjk := keyword.IndexTexts(traceText(t))
+		dim := max(len(t.VecSummary), len(t.VecAction))
+		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Scope.Workspace, t.SessionID, t.StepIndex,
+			tsArg(t.TS), t.UserText, t.AgentText, toolsJSON, t.Reflection, string(t.ReflectionSource), t.Alpha, t.Usable,
+			t.Depth, t.IsSubagent, t.Truncated, vecArg(t.VecSummary), vecArg(t.VecAction), t.Embedder, dim, words, cjk}
+		// A savepoint keeps a unique violation from aborting the
+		// transaction, so it can be reported as a conflict.
+		sp, err := tx.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		if rid, ok := existing[t.StepKey]; ok {
+			// A re-capture rewrites what capture computes and keeps what
+			// later stages learned: value, priority and r_human.
+			_, err = sp.Exec(ctx, traceUpdateSQL, append(vals, rid)...)
+		} else {
+			_, err = sp.Exec(ctx, traceInsertSQL, append(vals, t.Value, t.Priority, t.RHuman, ep.ID, t.StepKey, t.CreatedAt.Time)...)
+		}
+		if err != nil {
+			_ = sp.Rollback(ctx)
+			if isUnique(err) {
+				return imprint.Conflictf("trace id %q belongs to another step or episode", t.ID)
+			}
+			return err
+		}
+		if err := sp.Commit(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetTrace returns the trace, or ErrNotFound when it is not in scope.
+func (db *DB) GetTrace(ctx context.Context, scope imprint.Scope, id string) (imprint.Trace, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Trace{}, err
+	}
+	t, err := scanTrace(db.pool.QueryRow(ctx, `SELECT `+traceCols+` FROM traces t
+		WHERE t.id = $1 AND t.tenant = $2 AND t.user_id = $3 AND t.agent = $4`, id, scope.Tenant, scope.User, scope.Agent))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, imprint.NotFoundf("trace %q not found", id)
+	}
+	return t, dbErr("get trace", err)
+}
+
+// collectTraces reads every trace of rows (err is the query's error).
+func collectTraces(op string, rows pgx.Rows, err error) ([]imprint.Trace, error) {
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	defer rows.Close()
+	out := []imprint.Trace{}
+	for rows.Next() {
+		t, err := scanTrace(rows)
+		if err != nil {
+			return nil, dbErr(op, err)
+		}
+		out = append(out, t)
+	}
+	return out, dbErr(op, rows.Err())
+}
+
+// ListTraces returns the scope's traces in step order: episodes in the order
+// they were created, steps by index. Limit 0 means 100.
+func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.TraceFilter) ([]imprint.Trace, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	var a args
+	q := `SELECT ` + traceCols + ` FROM traces t JOIN episodes e ON e.id = t.episode_id WHERE ` + a.scope("t", scope)
+	if f.EpisodeID != "" {
+		q += ` AND t.episode_id = ` + a.add(f.EpisodeID)
+	}
+	if f.SessionID != "" {
+		q += ` AND t.session_id = ` + a.add(f.SessionID)
+	}
+	q += ` ORDER BY e.created_at, e.id, t.step_index, t.rid LIMIT ` + a.add(f.Limit)
+	rows, err := db.pool.Query(ctx, q, a...)
+	return collectTraces("list traces", rows, err)
+}

@@ -1,0 +1,352 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
+)
+
+const memoryCols = `m.rid, m.id, m.tenant, m.user_id, m.agent, m.workspace, m.session_id, m.content, m.type, m.priority,
+	m.scene_name, m.source_message_ids, m.metadata, m.timestamps, m.created_at, m.updated_at, m.version,
+	m.superseded_by, m.supersedes, m.extractor, m.content_hash, m.vec, m.embedder`
+
+func scanMemory(row pgx.Row) (imprint.Memory, error) {
+	var m imprint.Memory
+	var rid int64
+	var src, meta, stamps, sups string
+	var created, updated time.Time
+	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+		&m.Content, &m.Type, &m.Priority, &m.SceneName, &src, &meta, &stamps, &created, &updated, &m.Version,
+		&m.SupersededBy, &sups, &m.Extractor, &m.ContentHash, &m.Vec, &m.Embedder); err != nil {
+		return m, err
+	}
+	for _, f := range []struct {
+		name string
+		text string
+		dst  any
+	}{{"source_message_ids", src, &m.SourceMessageIDs}, {"metadata", meta, &m.Metadata},
+		{"timestamps", stamps, &m.Timestamps}, {"supersedes", sups, &m.Supersedes}} {
+		if err := json.Unmarshal([]byte(f.text), f.dst); err != nil {
+			return m, fmt.Errorf("memory %s %s: %w", m.ID, f.name, err)
+		}
+	}
+	if m.SourceMessageIDs == nil {
+		m.SourceMessageIDs = []string{}
+	}
+	if m.Timestamps == nil {
+		m.Timestamps = []imprint.Time{}
+	}
+	if m.Supersedes == nil {
+		m.Supersedes = []string{}
+	}
+	if len(m.Vec) == 0 {
+		m.Vec = nil
+	}
+	m.CreatedAt, m.UpdatedAt = imprint.At(created), imprint.At(updated)
+	return m, nil
+}
+
+func collectMemories(op string, rows pgx.Rows, err error) ([]imprint.Memory, error) {
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	defer rows.Close()
+	out := []imprint.Memory{}
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, dbErr(op, err)
+		}
+		out = append(out, m)
+	}
+	return out, dbErr(op, rows.Err())
+}
+
+// The statements of PutMemory: insert a new id (no row when the id
+// exists), rewrite an existing id of the same scope (no row for another
+// scope; the arguments are those of the insert), supersede a target.
+const (
+	memoryInsertSQL = `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
+		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
+		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+		to_tsvector('imprint', $23), $24, $25)
+		ON CONFLICT (id) DO NOTHING RETURNING rid`
+	memoryUpdateSQL = `UPDATE memories SET workspace = $4, session_id = $5, content = $6, type = $7, priority = $8,
+		scene_name = $9, source_message_ids = $10, metadata = $11, timestamps = $12, created_at = $13, updated_at = $14,
+		version = $15, superseded_by = $16, supersedes = $17, extractor = $18, content_hash = $19, vec = $20,
+		embedder = $21, dim = $22, words = to_tsvector('imprint', $23), cjk = $24
+		WHERE id = $25 AND tenant = $1 AND user_id = $2 AND agent = $3 RETURNING rid`
+	memorySupersedeSQL = `UPDATE memories SET superseded_by = $1
+		WHERE id = $2 AND tenant = $3 AND user_id = $4 AND agent = $5 AND superseded_by IS NULL RETURNING rid`
+)
+
+// PutMemory writes m (row, keyword index, vector) and marks each id in
+// supersede as superseded by m, in one transaction. Writing an existing id
+// of the same scope replaces it. Of two nodes superseding one memory, one
+// wins: the target's row is locked by the first update, and the second
+// finds it superseded (ErrConflict). ErrConflict when m's id belongs to
+// another scope or a target is already superseded or not in scope;
+// ErrInvalid for a missing scope, id, content or type.
+func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
+	if err := validScope(m.Scope); err != nil {
+		return err
+	}
+	switch {
+	case strings.TrimSpace(m.ID) == "":
+		return imprint.Invalidf("memory id is required")
+	case strings.TrimSpace(m.Content) == "":
+		return imprint.Invalidf("memory content is required")
+	case !m.Type.Valid():
+		return imprint.Invalidf("memory type %q is not persona, episodic or instruction", m.Type)
+	}
+	for _, id := range supersede {
+		if id == m.ID {
+			return imprint.Invalidf("memory %q cannot supersede itself", id)
+		}
+	}
+	now := imprint.Now()
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	if len(m.Supersedes) == 0 && len(supersede) > 0 {
+		m.Supersedes = supersede
+	}
+	enc := func(v any, empty string) (string, error) {
+		s, err := jsonText(v)
+		if s == "null" {
+			s = empty
+		}
+		return s, err
+	}
+	src, err1 := enc(m.SourceMessageIDs, "[]")
+	meta, err2 := enc(m.Metadata, "{}")
+	stamps, err3 := enc(m.Timestamps, "[]")
+	sups, err4 := enc(m.Supersedes, "[]")
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return fmt.Errorf("put memory: %w", err)
+	}
+	words, cjk := keyword.IndexTexts(m.Content)
+	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
+		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
+		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), words, cjk, m.ID}
+	err := db.tx(ctx, func(tx pgx.Tx) error {
+		var rid int64
+		err := tx.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = tx.QueryRow(ctx, memoryUpdateSQL, vals...).Scan(&rid)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return imprint.Conflictf("memory %q belongs to another scope", m.ID)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		for _, id := range supersede {
+			var trid int64
+			err := tx.QueryRow(ctx, memorySupersedeSQL, m.ID, id, m.Scope.Tenant, m.Scope.User, m.Scope.Agent).Scan(&trid)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return imprint.Conflictf("memory %q is already superseded or not in scope", id)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return dbErr("put memory", err)
+}
+
+// GetMemory returns the memory (live or superseded), or ErrNotFound when it
+// is not in scope.
+func (db *DB) GetMemory(ctx context.Context, scope imprint.Scope, id string) (imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Memory{}, err
+	}
+	m, err := scanMemory(db.pool.QueryRow(ctx, `SELECT `+memoryCols+` FROM memories m
+		WHERE m.id = $1 AND m.tenant = $2 AND m.user_id = $3 AND m.agent = $4`, id, scope.Tenant, scope.User, scope.Agent))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, imprint.NotFoundf("memory %q not found", id)
+	}
+	return m, dbErr("get memory", err)
+}
+
+// ListMemories returns the scope's memories newest first by UpdatedAt;
+// superseded ones only with f.AllVersions. Limit 0 means 100.
+func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.MemoryFilter) ([]imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	var a args
+	q := `SELECT ` + memoryCols + ` FROM memories m WHERE ` + a.scope("m", scope)
+	if f.SessionID != "" {
+		q += ` AND m.session_id = ` + a.add(f.SessionID)
+	}
+	switch f.Type {
+	case "":
+	case imprint.MemoryInstruction:
+		// A literal, so the planner can use memories_instructions.
+		q += ` AND m.type = 'instruction'`
+	default:
+		q += ` AND m.type = ` + a.add(string(f.Type))
+	}
+	if !f.AllVersions {
+		q += ` AND m.superseded_by IS NULL`
+	}
+	q += ` ORDER BY m.updated_at DESC, m.rid DESC LIMIT ` + a.add(f.Limit)
+	rows, err := db.pool.Query(ctx, q, a...)
+	return collectMemories("list memories", rows, err)
+}
+
+// FindMemoryByHash returns the scope's live memories whose content hash is
+// hash, through the live-hash index.
+func (db *DB) FindMemoryByHash(ctx context.Context, scope imprint.Scope, hash string) ([]imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	if hash == "" {
+		return []imprint.Memory{}, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+memoryCols+` FROM memories m
+		WHERE m.tenant = $1 AND m.user_id = $2 AND m.agent = $3 AND m.content_hash = $4 AND m.superseded_by IS NULL
+		ORDER BY m.rid`, scope.Tenant, scope.User, scope.Agent, hash)
+	return collectMemories("find memory by hash", rows, err)
+}
+
+// MemoryHistory returns the versions id supersedes, transitively, newest
+// first. ErrNotFound when id is not in scope.
+func (db *DB) MemoryHistory(ctx context.Context, scope imprint.Scope, id string) ([]imprint.Memory, error) {
+	if _, err := db.GetMemory(ctx, scope, id); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `WITH RECURSIVE older(id) AS (
+			SELECT id FROM memories WHERE superseded_by = $1 AND tenant = $2 AND user_id = $3 AND agent = $4
+			UNION
+			SELECT m.id FROM memories m JOIN older o ON m.superseded_by = o.id
+		)
+		SELECT `+memoryCols+` FROM memories m JOIN older o ON o.id = m.id
+		WHERE m.tenant = $2 AND m.user_id = $3 AND m.agent = $4
+		ORDER BY m.updated_at DESC, m.version DESC, m.rid DESC`, id, scope.Tenant, scope.User, scope.Agent)
+	return collectMemories("memory history", rows, err)
+}
+
+// CountMemories counts the scope's live memories.
+func (db *DB) CountMemories(ctx context.Context, scope imprint.Scope) (int, error) {
+	if err := validScope(scope); err != nil {
+		return 0, err
+	}
+	var n int
+	err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
+		AND superseded_by IS NULL`, scopeArgs(scope)...).Scan(&n)
+	return n, dbErr("count memories", err)
+}
+
+// HasLiveMemoryHash reports whether a live memory of the scope has the
+// content hash, without reading the memories.
+func (db *DB) HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash string) (bool, error) {
+	if err := validScope(scope); err != nil {
+		return false, err
+	}
+	if hash == "" {
+		return false, nil
+	}
+	var ok bool
+	err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
+		AND content_hash = $4 AND superseded_by IS NULL)`, scope.Tenant, scope.User, scope.Agent, hash).Scan(&ok)
+	return ok, dbErr("has live memory hash", err)
+}
+
+// retryLimit bounds limit for the unembedded queries.
+func retryLimit(limit int) int {
+	if limit <= 0 || limit > 10000 {
+		return 100
+	}
+	return limit
+}
+
+// UnembeddedMessages returns up to limit messages of the scope without a
+// vector, oldest first.
+func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit int) ([]imprint.Message, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+messageCols+` FROM messages WHERE tenant = $1 AND user_id = $2 AND agent = $3
+		AND vec IS NULL ORDER BY seq LIMIT $4`, scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
+	return collectMessages("unembedded messages", rows, err)
+}
+
+// UnembeddedMemories returns up to limit live memories of the scope without
+// a vector, oldest first.
+func (db *DB) UnembeddedMemories(ctx context.Context, scope imprint.Scope, limit int) ([]imprint.Memory, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+memoryCols+` FROM memories m WHERE m.tenant = $1 AND m.user_id = $2
+		AND m.agent = $3 AND m.superseded_by IS NULL AND m.vec IS NULL ORDER BY m.rid LIMIT $4`,
+		scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
+	return collectMemories("unembedded memories", rows, err)
+}
+
+// UnembeddedTraces returns up to limit traces of the scope with neither
+// vector, oldest first.
+func (db *DB) UnembeddedTraces(ctx context.Context, scope imprint.Scope, limit int) ([]imprint.Trace, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+traceCols+` FROM traces t WHERE t.tenant = $1 AND t.user_id = $2
+		AND t.agent = $3 AND t.vec_summary IS NULL AND t.vec_action IS NULL ORDER BY t.rid LIMIT $4`,
+		scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
+	return collectTraces("unembedded traces", rows, err)
+}
+
+// SetMemoryVector stores vec for the memory when it has none.
+func (db *DB) SetMemoryVector(ctx context.Context, scope imprint.Scope, id string, vec []float32, embedder string) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(embedder) == "" {
+		return imprint.Invalidf("embedder is required")
+	}
+	if len(vec) == 0 {
+		return nil
+	}
+	_, err := db.pool.Exec(ctx, `UPDATE memories SET vec = $1, embedder = $2, dim = $3
+		WHERE id = $4 AND tenant = $5 AND user_id = $6 AND agent = $7 AND vec IS NULL`,
+		vec, embedder, len(vec), id, scope.Tenant, scope.User, scope.Agent)
+	return dbErr("set memory vector", err)
+}
+
+// SetTraceVectors stores the summary and action vectors of a trace that
+// has neither.
+func (db *DB) SetTraceVectors(ctx context.Context, scope imprint.Scope, id string, summary, action []float32, embedder string) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(embedder) == "" {
+		return imprint.Invalidf("embedder is required")
+	}
+	if len(summary) == 0 && len(action) == 0 {
+		return nil
+	}
+	if len(summary) > 0 && len(action) > 0 && len(summary) != len(action) {
+		return imprint.Invalidf("trace %s: summary and action vectors differ in dimension (%d, %d)", id, len(summary), len(action))
+	}
+	_, err := db.pool.Exec(ctx, `UPDATE traces SET vec_summary = $1, vec_action = $2, embedder = $3, dim = $4
+		WHERE id = $5 AND tenant = $6 AND user_id = $7 AND agent = $8 AND vec_summary IS NULL AND vec_action IS NULL`,
+		vecArg(summary), vecArg(action), embedder, max(len(summary), len(action)), id, scope.Tenant, scope.User, scope.Agent)
+	return dbErr("set trace vectors", err)
+}

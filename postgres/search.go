@@ -1,0 +1,434 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/keyword"
+)
+
+// defaultSearchLimit is the number of hits when a query gives no limit;
+// maxSearchLimit bounds what a caller can ask for.
+const (
+	defaultSearchLimit = 10
+	maxSearchLimit     = 1000
+)
+
+// hitSource describes how to read hits of one kind: the table, its integer
+// key, the columns making a hit, and the liveness filter.
+type hitSource struct {
+	table, key, cols, live string
+}
+
+var hitSources = map[imprint.Kind]hitSource{
+	imprint.KindMemory: {"memories", "rid",
+		"x.rid, x.id, x.content, '', x.session_id, NULL::text, x.source_message_ids", " AND x.superseded_by IS NULL"},
+	imprint.KindTrace: {"traces", "rid",
+		"x.rid, x.id, x.user_text, x.agent_text, x.session_id, x.episode_id, NULL::text", ""},
+	imprint.KindMessage: {"messages", "seq",
+		"x.seq, x.id, x.content, '', x.session_id, NULL::text, NULL::text", ""},
+}
+
+func sourceOf(k imprint.Kind) (hitSource, error) {
+	src, ok := hitSources[k]
+	if !ok {
+		return src, imprint.Invalidf("kind %q is not memory, trace or message", k)
+	}
+	return src, nil
+}
+
+func clampLimit(n int) int {
+	switch {
+	case n <= 0:
+		return defaultSearchLimit
+	case n > maxSearchLimit:
+		return maxSearchLimit
+	}
+	return n
+}
+
+type scored struct {
+	hit imprint.Hit
+	rid int64
+}
+
+// scanHit reads the columns of hitSource.cols plus trailing extras.
+func scanHit(kind imprint.Kind, rows pgx.Rows, extra ...any) (int64, imprint.Hit, error) {
+	var rid int64
+	var h imprint.Hit
+	var t1, t2, session string
+	var episode, src *string
+	dst := append([]any{&rid, &h.ID, &t1, &t2, &session, &episode, &src}, extra...)
+	if err := rows.Scan(dst...); err != nil {
+		return 0, h, err
+	}
+	h.Kind = kind
+	var parts []string
+	for _, s := range []string{t1, t2} {
+		if strings.TrimSpace(s) != "" {
+			parts = append(parts, s)
+		}
+	}
+	h.Text = strings.TrimSpace(strings.Join(parts, "\n"))
+	if session != "" {
+		h.SessionID = &session
+	}
+	h.EpisodeID = episode
+	if src != nil {
+		h.SourceMessageIDs = []string{}
+		if err := json.Unmarshal([]byte(*src), &h.SourceMessageIDs); err != nil {
+			return 0, h, err
+		}
+	}
+	return rid, h, nil
+}
+
+// hitFilter is the condition on the hit table x (scope, liveness, session,
+// exclusions), its values added to a.
+func hitFilter(a *args, scope imprint.Scope, sessionID string, exclude []string, src hitSource) string {
+	filter := a.scope("x", scope) + src.live
+	if sessionID != "" {
+		filter += ` AND x.session_id = ` + a.add(sessionID)
+	}
+	if len(exclude) > 0 {
+		filter += ` AND x.id <> ALL(` + a.add(exclude) + `::text[])`
+	}
+	return filter
+}
+
+// Keyword ranking. Each term's part of a score is its idf, as FTS5's bm25
+// computes it over the kind's whole index, times its ts_rank in the
+// record (message words weigh 1, their dates 0.5: weights D and A are 1,
+// B 0.5), so a term every record holds counts next to nothing and a rare
+// one decides, as on SQLite. A CJK phrase found by pg_trgm counts as one
+// occurrence of a word.
+const (
+	rankWeights = `'{1, 0.2, 0.5, 1}'`
+	trigramRank = 0.0607927 // ts_rank of one occurrence at weight 1
+)
+
+// termQuery is the tsquery of one term: its words as a phrase (a term such
+// as update_reservation_baggages is several words to the parser), never
+// parsed as query syntax.
+func termQuery(a *args, term string) string {
+	return `phraseto_tsquery('imprint', ` + a.add(term) + `)`
+}
+
+// likePattern is the LIKE pattern of a substring; CJK runs hold no LIKE
+// metacharacter, but escape them anyway.
+func likePattern(term string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(term) + "%"
+}
+
+// bm25IDF is FTS5's idf of a phrase matching hits of total rows.
+func bm25IDF(total, hits int64) float64 {
+	idf := math.Log((float64(total-hits) + 0.5) / (float64(hits) + 0.5))
+	if idf <= 0 {
+		idf = 1e-6
+	}
+	return idf
+}
+
+// idfs returns the idf of each word term (in column col) and of each CJK
+// phrase over the kind's live records of every scope, in one statement.
+func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string) ([]float64, []float64, error) {
+	var a args
+	live := strings.TrimPrefix(strings.ReplaceAll(src.live, "x.", ""), " AND ")
+	where := func(cond string) string {
+		if live != "" {
+			return " WHERE " + live + " AND " + cond
+		}
+		return " WHERE " + cond
+	}
+	sel := []string{`(SELECT COUNT(*) FROM ` + src.table + strings.TrimSuffix(where("true"), " AND true") + `)`}
+	for _, w := range words {
+		sel = append(sel, `(SELECT COUNT(*) FROM `+src.table+where(col+` @@ `+termQuery(&a, w))+`)`)
+	}
+	for _, t := range tri {
+		sel = append(sel, `(SELECT COUNT(*) FROM `+src.table+where(`cjk LIKE `+a.add(likePattern(t)))+`)`)
+	}
+	counts := make([]int64, len(sel))
+	dst := make([]any, len(sel))
+	for i := range counts {
+		dst[i] = &counts[i]
+	}
+	if err := db.pool.QueryRow(ctx, `SELECT `+strings.Join(sel, ", "), a...).Scan(dst...); err != nil {
+		return nil, nil, err
+	}
+	wi, ti := make([]float64, len(words)), make([]float64, len(tri))
+	for i := range words {
+		wi[i] = bm25IDF(counts[0], counts[1+i])
+	}
+	for i := range tri {
+		ti[i] = bm25IDF(counts[0], counts[1+len(words)+i])
+	}
+	return wi, ti, nil
+}
+
+// searchIndex returns up to want hits of the kind matching any word term
+// in column col (words or, for messages, who) or any CJK phrase, within
+// the query's scope and filters, best first: the filters are in the
+// statement, so the index never returns another scope's rows to filter.
+func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, col string, words, tri []string, want int) ([]scored, error) {
+	if len(words) == 0 && len(tri) == 0 {
+		return nil, nil
+	}
+	wIDF, tIDF, err := db.idfs(ctx, src, col, words, tri)
+	if err != nil {
+		return nil, err
+	}
+	var a args
+	filter := hitFilter(&a, q.Scope, q.SessionID, q.ExcludeIDs, src)
+	var match, score []string
+	for i, w := range words {
+		tq := termQuery(&a, w)
+		match = append(match, `x.`+col+` @@ `+tq)
+		score = append(score, a.add(wIDF[i])+`::float8 * ts_rank(`+rankWeights+`, x.`+col+`, `+tq+`)`)
+	}
+	for i, t := range tri {
+		p := a.add(likePattern(t))
+		match = append(match, `x.cjk LIKE `+p)
+		score = append(score, `CASE WHEN x.cjk LIKE `+p+` THEN `+a.add(tIDF[i]*trigramRank)+`::float8 ELSE 0 END`)
+	}
+	query := `SELECT ` + src.cols + `, (` + strings.Join(score, " + ") + `)::float8 AS score FROM ` + src.table +
+		` x WHERE ` + filter + ` AND (` + strings.Join(match, " OR ") + `) ORDER BY score DESC, x.` + src.key +
+		` LIMIT ` + a.add(want)
+	rows, err := db.pool.Query(ctx, query, a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []scored
+	for rows.Next() {
+		var s float64
+		rid, h, err := scanHit(q.Kind, rows, &s)
+		if err != nil {
+			return nil, err
+		}
+		h.Score = s
+		out = append(out, scored{hit: h, rid: rid})
+	}
+	return out, rows.Err()
+}
+
+// SearchText finds records of q.Kind matching any term of q.Text within the
+// scope, ranked best first as SQLite's store ranks them (bm25-like: idf
+// times the term's weight in the record). Messages are also scored by
+// their context: who said them and the turns around them. A query with no
+// usable term returns no hits. ErrInvalid for an empty scope or unknown
+// kind.
+func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hit, error) {
+	if err := validScope(q.Scope); err != nil {
+		return nil, err
+	}
+	src, err := sourceOf(q.Kind)
+	if err != nil {
+		return nil, err
+	}
+	limit := clampLimit(q.Limit)
+	terms := keyword.Query(q.Text)
+	if terms.Empty() {
+		return []imprint.Hit{}, nil
+	}
+	hits, err := db.searchIndex(ctx, q, src, "words", terms.Words, terms.Trigram, 2*limit)
+	if err != nil {
+		return nil, dbErr("search text", err)
+	}
+	all := make([]*scored, len(hits))
+	for i := range hits {
+		all[i] = &hits[i]
+	}
+	if q.Kind == imprint.KindMessage {
+		if all, err = db.messageContext(ctx, q, src, all); err != nil {
+			return nil, dbErr("search text", err)
+		}
+		if len(all) < limit && len(terms.Words) > 0 {
+			if all, err = db.messagesBySpeaker(ctx, q, src, terms.Words, limit, all); err != nil {
+				return nil, dbErr("search text", err)
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].hit.Score != all[j].hit.Score {
+			return all[i].hit.Score > all[j].hit.Score
+		}
+		return all[i].rid < all[j].rid
+	})
+	out := make([]imprint.Hit, 0, min(limit, len(all)))
+	for _, s := range all {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, s.hit)
+	}
+	return out, nil
+}
+
+// Message context weights, as SQLite's store scores them: a hit's reply
+// gains weightReply of its score, the message it answers weightAnswered,
+// and a hit whose speaker the query names weightSpeaker more; a message
+// found by its speaker alone scores weightSpeaker times its speaker rank.
+const (
+	weightReply    = 0.7
+	weightAnswered = 0.4
+	weightSpeaker  = 1.5
+)
+
+// messageContext scores what the keyword index leaves out of a message:
+// who said it and the turns around it. The next message of a hit's
+// session gains weightReply of the hit's score, the previous one
+// weightAnswered, and a neighbour that did not match becomes a hit with
+// that score when the query's filters allow it; then a hit whose speaker
+// the query names gains weightSpeaker of its score.
+func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSource, hits []*scored) ([]*scored, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	named := keyword.QueryNames(q.Text)
+	seqs := make([]int64, len(hits))
+	byRID := make(map[int64]*scored, len(hits))
+	for i, h := range hits {
+		seqs[i] = h.rid
+		byRID[h.rid] = h
+	}
+	rows, err := db.pool.Query(ctx, `SELECT m.seq, m.speaker,
+		(SELECT n.seq FROM messages n WHERE n.tenant = m.tenant AND n.user_id = m.user_id AND n.agent = m.agent
+			AND n.session_id = m.session_id AND n.seq > m.seq ORDER BY n.seq LIMIT 1),
+		(SELECT p.seq FROM messages p WHERE p.tenant = m.tenant AND p.user_id = m.user_id AND p.agent = m.agent
+			AND p.session_id = m.session_id AND p.seq < m.seq ORDER BY p.seq DESC LIMIT 1)
+		FROM messages m WHERE m.seq = ANY($1::bigint[]) AND m.tenant = $2 AND m.user_id = $3 AND m.agent = $4`,
+		seqs, q.Scope.Tenant, q.Scope.User, q.Scope.Agent)
+	if err != nil {
+		return nil, err
+	}
+	boost := map[int64]float64{}
+	speakers := map[int64]string{}
+	for rows.Next() {
+		var rid int64
+		var speaker string
+		var next, prev *int64
+		if err := rows.Scan(&rid, &speaker, &next, &prev); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		speakers[rid] = speaker
+		if next != nil {
+			boost[*next] += weightReply * byRID[rid].hit.Score
+		}
+		if prev != nil {
+			boost[*prev] += weightAnswered * byRID[rid].hit.Score
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var missing []int64
+	for rid, add := range boost {
+		if h, ok := byRID[rid]; ok {
+			h.hit.Score += add
+			continue
+		}
+		missing = append(missing, rid)
+	}
+	if len(missing) > 0 {
+		var a args
+		keys := a.add(missing)
+		filter := hitFilter(&a, q.Scope, q.SessionID, q.ExcludeIDs, src)
+		rows, err := db.pool.Query(ctx, `SELECT `+src.cols+`, x.speaker FROM messages x
+			WHERE x.seq = ANY(`+keys+`::bigint[]) AND `+filter, a...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var speaker string
+			rid, h, err := scanHit(q.Kind, rows, &speaker)
+			if err != nil {
+				return nil, err
+			}
+			h.Score = boost[rid]
+			speakers[rid] = speaker
+			hits = append(hits, &scored{hit: h, rid: rid})
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if len(named) > 0 {
+		for _, h := range hits {
+			if keyword.NamesSpeaker(named, speakers[h.rid]) {
+				h.hit.Score *= 1 + weightSpeaker
+			}
+		}
+	}
+	return hits, nil
+}
+
+// messagesBySpeaker adds, to a message search that found fewer than limit
+// hits by the messages' words, the messages of a speaker the query names,
+// scored weightSpeaker times their rank on the speaker column, so a
+// message that says the words ranks first.
+func (db *DB) messagesBySpeaker(ctx context.Context, q imprint.TextQuery, src hitSource, words []string, limit int, hits []*scored) ([]*scored, error) {
+	found, err := db.searchIndex(ctx, q, src, "who", words, nil, limit)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		have[h.rid] = true
+	}
+	for _, h := range found {
+		if !have[h.rid] {
+			h.hit.Score *= weightSpeaker
+			hits = append(hits, &scored{hit: h.hit, rid: h.rid})
+		}
+	}
+	return hits, nil
+}
+
+// SupportsTermCounts implements imprint.TermCounter: always true.
+func (db *DB) SupportsTermCounts() bool { return true }
+
+// CountTermMatches returns, for each term, how many records of kind in
+// scope hold it in the keyword index, counting at most limit per term. A
+// term with no searchable token counts 0. ErrInvalid for an unknown kind or
+// an incomplete scope.
+func (db *DB) CountTermMatches(ctx context.Context, scope imprint.Scope, kind imprint.Kind, terms []string, limit int) ([]int, error) {
+	src, err := sourceOf(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	limit = max(limit, 1)
+	out := make([]int, len(terms))
+	for i, t := range terms {
+		fq := keyword.Query(t)
+		if fq.Empty() {
+			continue
+		}
+		var a args
+		filter := hitFilter(&a, scope, "", nil, src)
+		var match []string
+		for _, w := range fq.Words {
+			match = append(match, `x.words @@ `+termQuery(&a, w))
+		}
+		for _, c := range fq.Trigram {
+			match = append(match, `x.cjk LIKE `+a.add(likePattern(c)))
+		}
+		if err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+` x WHERE `+filter+
+			` AND (`+strings.Join(match, " OR ")+`) LIMIT `+a.add(limit)+`) c`, a...).Scan(&out[i]); err != nil {
+			return nil, dbErr("count term matches", err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,144 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// querier is a pool or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+const sessionCols = `tenant, user_id, agent, workspace, id, cursor_seq, last_scene_name, rounds_since_extraction,
+	extraction_due, last_extracted_at, created_at, updated_at, between_people`
+
+func scanSession(row pgx.Row) (imprint.Session, error) {
+	var s imprint.Session
+	var last *time.Time
+	var created, updated time.Time
+	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Scope.Workspace, &s.ID, &s.Cursor,
+		&s.LastSceneName, &s.RoundsSinceExtraction, &s.ExtractionDue, &last, &created, &updated, &s.BetweenPeople)
+	s.LastExtractedAt, s.CreatedAt, s.UpdatedAt = tsOf(last), imprint.At(created), imprint.At(updated)
+	return s, err
+}
+
+func ensureSession(ctx context.Context, tx pgx.Tx, scope imprint.Scope, id string, now imprint.Time) error {
+	_, err := tx.Exec(ctx, `INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant, user_id, agent, id) DO NOTHING`,
+		scope.Tenant, scope.User, scope.Agent, scope.Workspace, id, now.Time)
+	return err
+}
+
+func getSession(ctx context.Context, q querier, scope imprint.Scope, id string) (imprint.Session, error) {
+	s, err := scanSession(q.QueryRow(ctx, `SELECT `+sessionCols+` FROM sessions
+		WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = $4`, scope.Tenant, scope.User, scope.Agent, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, imprint.NotFoundf("session %q not found", id)
+	}
+	return s, err
+}
+
+// GetSession returns the session, or ErrNotFound when it is not in scope.
+func (db *DB) GetSession(ctx context.Context, scope imprint.Scope, id string) (imprint.Session, error) {
+	if err := validScope(scope); err != nil {
+		return imprint.Session{}, err
+	}
+	s, err := getSession(ctx, db.pool, scope, id)
+	return s, dbErr("get session", err)
+}
+
+// collectSessions reads every session of rows (err is the query's error).
+func collectSessions(op string, rows pgx.Rows, err error) ([]imprint.Session, error) {
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	defer rows.Close()
+	out := []imprint.Session{}
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, dbErr(op, err)
+		}
+		out = append(out, s)
+	}
+	return out, dbErr(op, rows.Err())
+}
+
+// ListSessions returns the scope's sessions, oldest first.
+func (db *DB) ListSessions(ctx context.Context, scope imprint.Scope) ([]imprint.Session, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+sessionCols+` FROM sessions WHERE tenant = $1 AND user_id = $2 AND agent = $3
+		ORDER BY created_at, rid`, scopeArgs(scope)...)
+	return collectSessions("list sessions", rows, err)
+}
+
+// updateSession runs an UPDATE of one session (the scope and id are its
+// last four placeholders): ErrNotFound when the session is not in scope.
+func (db *DB) updateSession(ctx context.Context, op, set string, scope imprint.Scope, id string, vals ...any) error {
+	n := len(vals)
+	q := `UPDATE sessions SET ` + set + ` WHERE tenant = $` + itoa(n+1) + ` AND user_id = $` + itoa(n+2) +
+		` AND agent = $` + itoa(n+3) + ` AND id = $` + itoa(n+4)
+	tag, err := db.pool.Exec(ctx, q, append(vals, scope.Tenant, scope.User, scope.Agent, id)...)
+	if err != nil {
+		return dbErr(op, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return dbErr(op, imprint.NotFoundf("session %q not found", id))
+	}
+	return nil
+}
+
+// AdvanceCursor moves the cursor to toSeq (never backwards), records the
+// scene and extraction time, and resets the round count and due flag.
+// ErrNotFound when the session is not in scope.
+func (db *DB) AdvanceCursor(ctx context.Context, scope imprint.Scope, sessionID string, toSeq int64, lastScene string, at time.Time) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	return db.updateSession(ctx, "advance cursor", `cursor_seq = GREATEST(cursor_seq, $1), last_scene_name = $2,
+		last_extracted_at = $3, rounds_since_extraction = 0, extraction_due = false, updated_at = $4`,
+		scope, sessionID, toSeq, lastScene, tsArg(imprint.At(at)), imprint.Now().Time)
+}
+
+// MarkExtractionDue sets or clears the session's due flag. ErrNotFound when
+// the session is not in scope.
+func (db *DB) MarkExtractionDue(ctx context.Context, scope imprint.Scope, sessionID string, due bool) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	return db.updateSession(ctx, "mark extraction due", `extraction_due = $1, updated_at = $2`,
+		scope, sessionID, due, imprint.Now().Time)
+}
+
+// MarkBetweenPeople sets the session's between_people flag, creating the
+// session when needed, in one transaction. ErrInvalid for a missing scope
+// or session id.
+func (db *DB) MarkBetweenPeople(ctx context.Context, scope imprint.Scope, sessionID string) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(sessionID) == "" {
+		return imprint.Invalidf("session_id is required")
+	}
+	now := imprint.Now()
+	err := db.tx(ctx, func(tx pgx.Tx) error {
+		if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE sessions SET between_people = true, updated_at = $1
+			WHERE tenant = $2 AND user_id = $3 AND agent = $4 AND id = $5 AND NOT between_people`,
+			now.Time, scope.Tenant, scope.User, scope.Agent, sessionID)
+		return err
+	})
+	return dbErr("mark session between people", err)
+}

@@ -18,7 +18,7 @@ func (db *DB) Totals(ctx context.Context) (imprint.Totals, error) {
 		(SELECT COUNT(*) FROM sessions)`).Scan(&tot.Traces, &tot.Messages, &tot.Sessions); err != nil {
 		return tot, dbErr("totals", err)
 	}
-	err := countByType(ctx, db.pool, tot.Memories, `SELECT type, COUNT(*) FROM memories WHERE superseded_by IS NULL GROUP BY type`)
+	err := countByType(ctx, db.pool, tot.Memories, `SELECT type, COUNT(*) FROM memories WHERE superseded_by IS NULL AND forgotten_at IS NULL GROUP BY type`)
 	return tot, dbErr("totals", err)
 }
 
@@ -57,7 +57,7 @@ func (db *DB) CountRecords(ctx context.Context, scope imprint.Scope) (imprint.Re
 		return out, dbErr("count records", err)
 	}
 	err := countByType(ctx, db.pool, out.Memories, `SELECT type, COUNT(*) FROM memories `+w+
-		` AND superseded_by IS NULL GROUP BY type`, scopeArgs(scope)...)
+		` AND superseded_by IS NULL AND forgotten_at IS NULL GROUP BY type`, scopeArgs(scope)...)
 	return out, dbErr("count records", err)
 }
 

@@ -411,9 +411,6 @@ func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.Tra
 	if err := validScope(scope); err != nil {
 		return nil, err
 	}
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
 	var a args
 	q := `SELECT ` + traceCols + ` FROM traces t JOIN episodes e ON e.id = t.episode_id WHERE ` + a.scope("t", scope)
 	if f.EpisodeID != "" {
@@ -422,7 +419,7 @@ func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.Tra
 	if f.SessionID != "" {
 		q += ` AND t.session_id = ` + a.add(f.SessionID)
 	}
-	q += ` ORDER BY e.created_at, e.id, t.step_index, t.rid LIMIT ` + a.add(f.Limit)
+	q += ` ORDER BY e.created_at, e.id, t.step_index, t.rid LIMIT ` + a.add(listLimit(f.Limit))
 	rows, err := db.pool.Query(ctx, q, a...)
 	return collectTraces("list traces", rows, err)
 }

@@ -16,16 +16,20 @@ import (
 
 const memoryCols = `m.rid, m.id, m.tenant, m.user_id, m.agent, m.workspace, m.session_id, m.content, m.type, m.priority,
 	m.scene_name, m.source_message_ids, m.metadata, m.timestamps, m.created_at, m.updated_at, m.version,
-	m.superseded_by, m.supersedes, m.extractor, m.content_hash, m.vec, m.embedder`
+	m.superseded_by, m.supersedes, m.extractor, m.content_hash, m.vec, m.embedder, m.forgotten_at`
+
+// memoryLive keeps the live memories of m: neither superseded nor forgotten.
+const memoryLive = ` AND m.superseded_by IS NULL AND m.forgotten_at IS NULL`
 
 func scanMemory(row pgx.Row) (imprint.Memory, error) {
 	var m imprint.Memory
 	var rid int64
 	var src, meta, stamps, sups string
 	var created, updated time.Time
+	var forgotten *time.Time
 	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
 		&m.Content, &m.Type, &m.Priority, &m.SceneName, &src, &meta, &stamps, &created, &updated, &m.Version,
-		&m.SupersededBy, &sups, &m.Extractor, &m.ContentHash, &m.Vec, &m.Embedder); err != nil {
+		&m.SupersededBy, &sups, &m.Extractor, &m.ContentHash, &m.Vec, &m.Embedder, &forgotten); err != nil {
 		return m, err
 	}
 	for _, f := range []struct {
@@ -51,6 +55,10 @@ func scanMemory(row pgx.Row) (imprint.Memory, error) {
 		m.Vec = nil
 	}
 	m.CreatedAt, m.UpdatedAt = imprint.At(created), imprint.At(updated)
+	if forgotten != nil {
+		at := imprint.At(*forgotten)
+		m.ForgottenAt = &at
+	}
 	return m, nil
 }
 
@@ -76,14 +84,14 @@ func collectMemories(op string, rows pgx.Rows, err error) ([]imprint.Memory, err
 const (
 	memoryInsertSQL = `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
 		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
-		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id)
+		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id, forgotten_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		to_tsvector('imprint', $23), $24, $25)
+		to_tsvector('imprint', $23), $24, $25, $26)
 		ON CONFLICT (id) DO NOTHING RETURNING rid`
 	memoryUpdateSQL = `UPDATE memories SET workspace = $4, session_id = $5, content = $6, type = $7, priority = $8,
 		scene_name = $9, source_message_ids = $10, metadata = $11, timestamps = $12, created_at = $13, updated_at = $14,
 		version = $15, superseded_by = $16, supersedes = $17, extractor = $18, content_hash = $19, vec = $20,
-		embedder = $21, dim = $22, words = to_tsvector('imprint', $23), cjk = $24
+		embedder = $21, dim = $22, words = to_tsvector('imprint', $23), cjk = $24, forgotten_at = $26
 		WHERE id = $25 AND tenant = $1 AND user_id = $2 AND agent = $3 RETURNING rid`
 	memorySupersedeSQL = `UPDATE memories SET superseded_by = $1
 		WHERE id = $2 AND tenant = $3 AND user_id = $4 AND agent = $5 AND superseded_by IS NULL RETURNING rid`
@@ -138,9 +146,13 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		return fmt.Errorf("put memory: %w", err)
 	}
 	words, cjk := keyword.IndexTexts(m.Content)
+	var forgotten any
+	if m.ForgottenAt != nil {
+		forgotten = tsArg(*m.ForgottenAt)
+	}
 	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
 		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
-		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), words, cjk, m.ID}
+		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), words, cjk, m.ID, forgotten}
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		var rid int64
 		err := tx.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)
@@ -188,9 +200,6 @@ func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.M
 	if err := validScope(scope); err != nil {
 		return nil, err
 	}
-	if f.Limit <= 0 {
-		f.Limit = 100
-	}
 	var a args
 	q := `SELECT ` + memoryCols + ` FROM memories m WHERE ` + a.scope("m", scope)
 	if f.SessionID != "" {
@@ -205,9 +214,9 @@ func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.M
 		q += ` AND m.type = ` + a.add(string(f.Type))
 	}
 	if !f.AllVersions {
-		q += ` AND m.superseded_by IS NULL`
+		q += memoryLive
 	}
-	q += ` ORDER BY m.updated_at DESC, m.rid DESC LIMIT ` + a.add(f.Limit)
+	q += ` ORDER BY m.updated_at DESC, m.rid DESC LIMIT ` + a.add(listLimit(f.Limit))
 	rows, err := db.pool.Query(ctx, q, a...)
 	return collectMemories("list memories", rows, err)
 }
@@ -222,7 +231,7 @@ func (db *DB) FindMemoryByHash(ctx context.Context, scope imprint.Scope, hash st
 		return []imprint.Memory{}, nil
 	}
 	rows, err := db.pool.Query(ctx, `SELECT `+memoryCols+` FROM memories m
-		WHERE m.tenant = $1 AND m.user_id = $2 AND m.agent = $3 AND m.content_hash = $4 AND m.superseded_by IS NULL
+		WHERE m.tenant = $1 AND m.user_id = $2 AND m.agent = $3 AND m.content_hash = $4`+memoryLive+`
 		ORDER BY m.rid`, scope.Tenant, scope.User, scope.Agent, hash)
 	return collectMemories("find memory by hash", rows, err)
 }
@@ -251,7 +260,7 @@ func (db *DB) CountMemories(ctx context.Context, scope imprint.Scope) (int, erro
 	}
 	var n int
 	err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
-		AND superseded_by IS NULL`, scopeArgs(scope)...).Scan(&n)
+		AND superseded_by IS NULL AND forgotten_at IS NULL`, scopeArgs(scope)...).Scan(&n)
 	return n, dbErr("count memories", err)
 }
 
@@ -266,7 +275,7 @@ func (db *DB) HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash s
 	}
 	var ok bool
 	err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
-		AND content_hash = $4 AND superseded_by IS NULL)`, scope.Tenant, scope.User, scope.Agent, hash).Scan(&ok)
+		AND content_hash = $4 AND superseded_by IS NULL AND forgotten_at IS NULL)`, scope.Tenant, scope.User, scope.Agent, hash).Scan(&ok)
 	return ok, dbErr("has live memory hash", err)
 }
 
@@ -296,7 +305,7 @@ func (db *DB) UnembeddedMemories(ctx context.Context, scope imprint.Scope, limit
 		return nil, err
 	}
 	rows, err := db.pool.Query(ctx, `SELECT `+memoryCols+` FROM memories m WHERE m.tenant = $1 AND m.user_id = $2
-		AND m.agent = $3 AND m.superseded_by IS NULL AND m.vec IS NULL ORDER BY m.rid LIMIT $4`,
+		AND m.agent = $3`+memoryLive+` AND m.vec IS NULL ORDER BY m.rid LIMIT $4`,
 		scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
 	return collectMemories("unembedded memories", rows, err)
 }
@@ -349,4 +358,16 @@ func (db *DB) SetTraceVectors(ctx context.Context, scope imprint.Scope, id strin
 		WHERE id = $5 AND tenant = $6 AND user_id = $7 AND agent = $8 AND vec_summary IS NULL AND vec_action IS NULL`,
 		vecArg(summary), vecArg(action), embedder, max(len(summary), len(action)), id, scope.Tenant, scope.User, scope.Agent)
 	return dbErr("set trace vectors", err)
+}
+
+// listLimit turns a filter's Limit into SQL's: 0 is 100, a negative one
+// (imprint.NoLimit) is no limit (LIMIT NULL).
+func listLimit(n int) any {
+	switch {
+	case n == 0:
+		return 100
+	case n < 0:
+		return nil
+	}
+	return n
 }

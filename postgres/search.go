@@ -28,7 +28,7 @@ type hitSource struct {
 
 var hitSources = map[imprint.Kind]hitSource{
 	imprint.KindMemory: {"memories", "rid",
-		"x.rid, x.id, x.content, '', x.session_id, NULL::text, x.source_message_ids", " AND x.superseded_by IS NULL"},
+		"x.rid, x.id, x.content, '', x.session_id, NULL::text, x.source_message_ids", " AND x.superseded_by IS NULL AND x.forgotten_at IS NULL"},
 	imprint.KindTrace: {"traces", "rid",
 		"x.rid, x.id, x.user_text, x.agent_text, x.session_id, x.episode_id, NULL::text", ""},
 	imprint.KindMessage: {"messages", "seq",

@@ -351,6 +351,8 @@ func (c *Client) Memories(ctx context.Context, scope imprint.Scope, f imprint.Me
 	}
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
+	} else if f.Limit < 0 {
+		q.Set("limit", "0") // all
 	}
 	if f.AllVersions {
 		q.Set("all_versions", "true")

@@ -15,7 +15,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/embedding"
+	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/record"
@@ -71,7 +73,9 @@ func newEnv(t testing.TB, cfg Config) *env {
 	mgr := session.NewManager(session.ManagerDeps{Store: db, Recorder: turnRecorder{rec}}, session.ManagerConfig{})
 	calls := &llm.MemoryRecorder{}
 	searcher := search.Searcher{Store: db, Embedder: emb}
+	runner := extract.NewRunner(extract.Deps{Store: db, Embedder: emb}, extract.DefaultConfig())
 	srv := NewServer(Deps{
+		Memories: curate.New(curate.Deps{Store: db, Extract: runner}),
 		Store:    db,
 		Recorder: rec,
 		Sessions: mgr,

@@ -41,6 +41,9 @@ func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
 	if f.Limit, err = intParam(q, "limit", 100); err != nil {
 		return err
 	}
+	if f.Limit == 0 {
+		f.Limit = imprint.NoLimit // limit=0 lists them all
+	}
 	if f.AllVersions, err = boolParam(q, "all_versions"); err != nil {
 		return err
 	}
@@ -51,11 +54,19 @@ func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, memoriesBody{Memories: nonNil(ms)})
 }
 
-// getMemory → the memory with "history".
+// getMemory → the memory with "history", and "sources" when the server
+// manages memories (imprint.MemoryDetail).
 func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
 	scope, id, err := scopedGet(r, "memory")
 	if err != nil {
 		return err
+	}
+	if s.d.Memories != nil {
+		det, err := s.d.Memories.Show(r.Context(), scope, id)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, det)
 	}
 	m, err := s.d.Store.GetMemory(r.Context(), scope, id)
 	if err != nil {

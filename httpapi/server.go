@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,6 +83,9 @@ type Deps struct {
 	// Recall builds recall blocks (search.Recaller over Search and Store);
 	// nil answers GET /v1/recall with 500.
 	Recall imprint.Recall
+	// Memories manages memories by hand (curate.Manager over Store): nil
+	// answers POST, PATCH and DELETE /v1/memories with 500.
+	Memories imprint.Memories
 	// Calls is the in-process LLM call log for /metrics and /v1/status;
 	// nil reads the usage from Store.
 	Calls CallLog
@@ -189,6 +193,10 @@ func (s *Server) routes() {
 	h("GET /v1/traces/{id}", s.getTrace)
 	h("GET /v1/memories", s.getMemories)
 	h("GET /v1/memories/{id}", s.getMemory)
+	h("POST /v1/memories", s.postMemory)
+	h("POST /v1/memories/forget", s.postForget)
+	h("PATCH /v1/memories/{id}", s.patchMemory)
+	h("DELETE /v1/memories/{id}", s.deleteMemory)
 	h("GET /v1/search", s.getSearch)
 	h("GET /v1/recall", s.getRecall)
 	h("GET /v1/status", s.getStatus)
@@ -250,7 +258,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // exists for other methods, else 404, both as JSON errors.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	var allow []string
-	for _, m := range []string{http.MethodGet, http.MethodPost} {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
@@ -259,7 +267,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(allow) > 0 {
 		if allow[0] == http.MethodGet {
-			allow = append(allow, http.MethodHead)
+			allow = slices.Insert(allow, 1, http.MethodHead)
 		}
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		writeErrorStatus(w, http.StatusMethodNotAllowed, CodeInvalid,

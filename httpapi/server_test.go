@@ -827,7 +827,8 @@ func TestMethodAndPath(t *testing.T) {
 	}{
 		{"POST", "/v1/status", 405, "GET, HEAD"},
 		{"GET", "/v1/messages", 405, "POST"},
-		{"DELETE", "/v1/memories/x", 405, "GET, HEAD"},
+		{"PUT", "/v1/memories/x", 405, "GET, HEAD, PATCH, DELETE"},
+		{"DELETE", "/v1/memories", 405, "GET, HEAD, POST"},
 		{"POST", "/", 405, "GET, HEAD"},
 		{"GET", "/v2/nothing", 404, ""},
 		{"GET", "/v1/sessions/x/turns", 405, "POST"},

@@ -45,6 +45,9 @@ func bearer(r *http.Request) (string, bool) {
 // not.
 func (s *Server) authenticate(r *http.Request) (principal, error) {
 	tok, given := bearer(r)
+	if !given {
+		tok, given = viewerCookie(r)
+	}
 	if given && s.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1 {
 		return principal{}, nil
 	}

@@ -97,6 +97,13 @@ type Deps struct {
 	// posted episode is redacted before it is stored. Nil keeps texts as
 	// given.
 	Redact func(string) string
+	// Viewer serves the web viewer (viewer.Handler) at / and every path
+	// outside /v1/, /mcp, /healthz and /metrics, behind the same Host and
+	// origin checks. It gets the request's imprint.Caller in its context
+	// when the request carried valid credentials (a header, or the
+	// viewer's cookie on a same-origin request), none otherwise, so it can
+	// ask for a key. Nil serves the status page at /.
+	Viewer http.Handler
 }
 
 // Config tunes a Server. Zero values take the defaults.
@@ -221,6 +228,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if !s.guard(w, r) {
+		return
+	}
+	if s.d.Viewer != nil && viewerPath(r.URL.Path) {
+		s.serveViewer(w, r)
 		return
 	}
 	if r.URL.Path != "/healthz" {

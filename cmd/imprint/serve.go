@@ -15,6 +15,7 @@ import (
 	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/search"
 	"github.com/imprint-dev/imprint/session"
+	"github.com/imprint-dev/imprint/viewer"
 )
 
 func newServeCmd(a *App) *cobra.Command {
@@ -92,6 +93,11 @@ func (a *App) serve(ctx context.Context) error {
 	// Closed episodes reach the event stream (episode.finalized, with the
 	// episode's scope); their capture is the durable job enqueued in the
 	// same transaction (docs/CONTRACTS.md §8).
+	recall := search.Recaller{Searcher: searcher, Memories: svc, Traces: svc, Messages: svc}
+	web, err := viewer.New(viewer.Deps{Store: svc, Search: searcher, Recall: recall, Logger: a.Logger})
+	if err != nil {
+		return err
+	}
 	var srv *httpapi.Server
 	episodes := imprint.PublisherFunc(func(ctx context.Context, e imprint.Event) {
 		if e.Type == imprint.EventEpisodeFinalized {
@@ -103,9 +109,10 @@ func (a *App) serve(ctx context.Context) error {
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	srv = httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Ingest: due, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
-		Recall: search.Recaller{Searcher: searcher, Memories: svc, Traces: svc, Messages: svc},
+		Recall: recall,
 		Redact: redact.String,
 		Budget: a.LLMBudget(),
+		Viewer: web,
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes,
 		AllowedHosts: cfg.Server.AllowedHosts, MaxTurnsPerRequest: cfg.Server.MaxTurnsPerRequest})
 	defer srv.Close()

@@ -1,0 +1,103 @@
+package viewer
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+type memoriesData struct {
+	Type, Session, Text string
+	Types               []imprint.MemoryType
+	Memories            []imprint.Memory
+	Limit               int
+	// More links the next, larger page when this one is full.
+	More string
+}
+
+var memoryTypes = []imprint.MemoryType{imprint.MemoryPersona, imprint.MemoryEpisodic, imprint.MemoryInstruction}
+
+func (h *Handler) memories(w http.ResponseWriter, r *http.Request, v *view) error {
+	q := r.URL.Query()
+	d := memoriesData{Type: q.Get("type"), Session: strings.TrimSpace(q.Get("session")), Text: strings.TrimSpace(q.Get("q")),
+		Types: memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize)}
+	if d.Type != "" && !imprint.MemoryType(d.Type).Valid() {
+		return imprint.Invalidf("type %q: want persona, episodic or instruction", d.Type)
+	}
+	ctx := r.Context()
+	if d.Text == "" {
+		ms, err := h.d.Store.ListMemories(ctx, v.Scope, imprint.MemoryFilter{SessionID: d.Session, Type: imprint.MemoryType(d.Type), Limit: d.Limit})
+		if err != nil {
+			return fmt.Errorf("list memories: %w", err)
+		}
+		d.Memories = ms
+	} else {
+		hits, err := h.d.Store.SearchText(ctx, imprint.TextQuery{Scope: v.Scope, Kind: imprint.KindMemory, Text: d.Text, SessionID: d.Session, Limit: d.Limit})
+		if err != nil {
+			return fmt.Errorf("search memories: %w", err)
+		}
+		for _, hit := range hits {
+			m, err := h.d.Store.GetMemory(ctx, v.Scope, hit.ID)
+			if errors.Is(err, imprint.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("search memories: %w", err)
+			}
+			if d.Type == "" || m.Type == imprint.MemoryType(d.Type) {
+				d.Memories = append(d.Memories, m)
+			}
+		}
+	}
+	if len(d.Memories) >= d.Limit && d.Limit < maxPageSize {
+		d.More = v.Link("/memories", "type", d.Type, "session", d.Session, "q", d.Text, "limit", fmt.Sprint(min(d.Limit*2, maxPageSize)))
+	}
+	v.Title, v.Nav, v.Data = "Memories", "memories", d
+	return h.render(w, "memories", v)
+}
+
+type memoryData struct {
+	Memory  imprint.Memory
+	Live    bool
+	History []imprint.Memory
+	Sources []imprint.Message
+	// Missing are source ids the store no longer holds.
+	Missing []string
+	Types   []imprint.MemoryType
+	// Confirm asks to confirm forgetting (the page without JavaScript).
+	Confirm bool
+	Notice  string
+	// CanManage says the server can edit and forget memories.
+	CanManage bool
+}
+
+func (h *Handler) memory(w http.ResponseWriter, r *http.Request, v *view) error {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	m, err := h.d.Store.GetMemory(ctx, v.Scope, id)
+	if err != nil {
+		return fmt.Errorf("memory %s: %w", id, err)
+	}
+	hist, err := h.d.Store.MemoryHistory(ctx, v.Scope, id)
+	if err != nil {
+		return fmt.Errorf("memory %s history: %w", id, err)
+	}
+	d := memoryData{Memory: m, Live: m.SupersededBy == nil, History: hist, Types: memoryTypes,
+		Confirm: r.URL.Query().Get("confirm") == "forget", Notice: r.URL.Query().Get("done")}
+	for _, sid := range m.SourceMessageIDs {
+		msg, err := h.d.Store.GetMessage(ctx, v.Scope, m.SessionID, sid)
+		switch {
+		case errors.Is(err, imprint.ErrNotFound):
+			d.Missing = append(d.Missing, sid)
+		case err != nil:
+			return fmt.Errorf("memory %s source %s: %w", id, sid, err)
+		default:
+			d.Sources = append(d.Sources, msg)
+		}
+	}
+	v.Title, v.Nav, v.Data = "Memory "+id, "memories", d
+	return h.render(w, "memory", v)
+}

@@ -1,0 +1,59 @@
+package viewer_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/imprint-dev/imprint/httpapi"
+)
+
+// Every page renders the scope's records, and no stored text becomes
+// markup.
+func TestPages(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, httpapi.Config{})
+	seed(t, e.db)
+	sc := q(scopeA)
+	for _, c := range []struct {
+		path  string
+		wants []string
+	}{
+		{"/" + sc, []string{"<b>3</b> messages", "<b>1</b> episodes", "<b>1</b> traces", "<b>1</b> persona", "<b>1</b> episodic", "User prefers window seats &lt;b&gt;bold&lt;/b&gt;"}},
+		{"/memories" + sc, []string{"User booked a flight to Lisbon", "User prefers window seats &lt;b&gt;"}},
+		{"/memories" + sc + "&type=episodic", []string{"User booked a flight to Lisbon"}},
+		{"/memories" + sc + "&q=lisbon", []string{"User booked a flight to Lisbon"}},
+		{"/memories/mem-seat" + sc, []string{"v1 mem-old", "User likes aisle seats", "I prefer window seats &lt;script&gt;", "/sessions/s-1?agent=coder&amp;tenant=acme&amp;user=ana#msg-m1"}},
+		{"/episodes" + sc, []string{`data-episode="ep-1"`, `class="badge captured"`}},
+		{"/episodes/ep-1" + sc, []string{"get_reservation_details", "ABC123", "check the reservation before changing it", "adapter", "0.80", "usable", "120 ms", "&lt;img src=x"}},
+		{"/sessions" + sc, []string{"s-1"}},
+		{"/sessions/s-1" + sc, []string{`id="msg-m1"`, "User prefers window seats", "Book the Lisbon flight", "pending extraction"}},
+		{"/search" + sc + "&q=lisbon+flight", []string{"User booked a flight to Lisbon", "&lt;imprint-recall&gt;", "tokens of 800"}},
+		{"/live" + sc, []string{`id="feed"`, `data-episode="ep-1"`}},
+	} {
+		p := e.get(c.path)
+		if p.status != 200 {
+			t.Errorf("GET %s: %d\n%s", c.path, p.status, p.body)
+			continue
+		}
+		has(t, "GET "+c.path, p, c.wants...)
+		for _, bad := range []string{"<script>alert", "<b>bold", "<img src=x"} {
+			if strings.Contains(p.body, bad) {
+				t.Errorf("GET %s: stored text became markup (%q)", c.path, bad)
+			}
+		}
+		if csp := p.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("GET %s: Content-Security-Policy %q", c.path, csp)
+		}
+	}
+	// Another scope sees none of it.
+	p := e.get("/memories?tenant=acme&user=ana&agent=other")
+	if p.status != 200 || strings.Contains(p.body, "Lisbon") {
+		t.Errorf("another scope's memories page: %d, shows scope A's memory: %v", p.status, strings.Contains(p.body, "Lisbon"))
+	}
+	if p := e.get("/memories/mem-seat?tenant=acme&user=ana&agent=other"); p.status != 404 {
+		t.Errorf("scope A's memory asked in another scope: %d, want 404", p.status)
+	}
+	if p := e.get("/nope"); p.status != 404 {
+		t.Errorf("GET /nope: %d, want 404", p.status)
+	}
+}

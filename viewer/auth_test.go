@@ -126,6 +126,9 @@ func TestAdminTokenAndReadOnlyKey(t *testing.T) {
 	if p.status != 200 || strings.Contains(p.body, "edit-form") || !strings.Contains(p.body, "read-only") {
 		t.Errorf("a memory with a read-only key: %d, edit form shown %v", p.status, strings.Contains(p.body, "edit-form"))
 	}
+	if p := e.post("/memories/mem-seat/edit"+q(scopeA), url.Values{"content": {"planted"}}, "Cookie", imprint.ViewerCookie+"="+ro); p.status != http.StatusForbidden {
+		t.Errorf("an edit posted with a read-only key: %d, want 403", p.status)
+	}
 	// Signing out works for a read-only key too.
 	if p := e.send("POST", "/logout", nil, "Cookie", imprint.ViewerCookie+"="+ro, "Sec-Fetch-Site", "same-origin"); p.status != http.StatusSeeOther {
 		t.Errorf("POST /logout with a read-only key: %d, want 303", p.status)

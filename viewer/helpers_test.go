@@ -13,9 +13,13 @@ import (
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/embedding"
+	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
+	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/search"
+	"github.com/imprint-dev/imprint/shard"
 	"github.com/imprint-dev/imprint/sqlite"
 	"github.com/imprint-dev/imprint/viewer"
 )
@@ -41,11 +45,19 @@ func newEnv(t testing.TB, cfg httpapi.Config) *env {
 	emb := embedding.NewHash()
 	searcher := search.Searcher{Store: db, Embedder: emb}
 	recall := search.Recaller{Searcher: searcher, Memories: db, Traces: db, Messages: db}
-	web, err := viewer.New(viewer.Deps{Store: db, Search: searcher, Recall: recall, Logger: slog.New(slog.NewTextHandler(testLog{t}, nil))})
+	dir := t.TempDir()
+	records, err := shard.NewWriter(filepath.Join(dir, "records"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httpapi.NewServer(httpapi.Deps{Store: db, Search: searcher, Recall: recall, Viewer: web}, cfg)
+	runner := extract.NewRunner(extract.Deps{Store: db, Embedder: emb, Records: records}, extract.DefaultConfig())
+	mems := curate.New(curate.Deps{Store: db, Extract: runner, Records: records, Redact: redact.String})
+	web, err := viewer.New(viewer.Deps{Store: db, Search: searcher, Recall: recall, Memories: mems,
+		Logger: slog.New(slog.NewTextHandler(testLog{t}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpapi.NewServer(httpapi.Deps{Store: db, Search: searcher, Recall: recall, Memories: mems, Viewer: web}, cfg)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		srv.Close()

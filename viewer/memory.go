@@ -15,7 +15,8 @@ type memoriesData struct {
 	Memories            []imprint.Memory
 	Limit               int
 	// More links the next, larger page when this one is full.
-	More string
+	More   string
+	Notice string
 }
 
 var memoryTypes = []imprint.MemoryType{imprint.MemoryPersona, imprint.MemoryEpisodic, imprint.MemoryInstruction}
@@ -23,7 +24,7 @@ var memoryTypes = []imprint.MemoryType{imprint.MemoryPersona, imprint.MemoryEpis
 func (h *Handler) memories(w http.ResponseWriter, r *http.Request, v *view) error {
 	q := r.URL.Query()
 	d := memoriesData{Type: q.Get("type"), Session: strings.TrimSpace(q.Get("session")), Text: strings.TrimSpace(q.Get("q")),
-		Types: memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize)}
+		Types: memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize), Notice: q.Get("done")}
 	if d.Type != "" && !imprint.MemoryType(d.Type).Valid() {
 		return imprint.Invalidf("type %q: want persona, episodic or instruction", d.Type)
 	}
@@ -75,29 +76,53 @@ type memoryData struct {
 }
 
 func (h *Handler) memory(w http.ResponseWriter, r *http.Request, v *view) error {
-	ctx := r.Context()
 	id := r.PathValue("id")
-	m, err := h.d.Store.GetMemory(ctx, v.Scope, id)
+	det, err := h.detail(r, v.Scope, id)
 	if err != nil {
 		return fmt.Errorf("memory %s: %w", id, err)
 	}
-	hist, err := h.d.Store.MemoryHistory(ctx, v.Scope, id)
-	if err != nil {
-		return fmt.Errorf("memory %s history: %w", id, err)
+	m := det.Memory
+	d := memoryData{Memory: m, Live: m.SupersededBy == nil && m.ForgottenAt == nil, History: det.History, Sources: det.Sources,
+		Types: memoryTypes, Confirm: r.URL.Query().Get("confirm") == "forget", Notice: r.URL.Query().Get("done"),
+		CanManage: h.d.Memories != nil}
+	held := map[string]bool{}
+	for _, s := range det.Sources {
+		held[s.ID] = true
 	}
-	d := memoryData{Memory: m, Live: m.SupersededBy == nil, History: hist, Types: memoryTypes,
-		Confirm: r.URL.Query().Get("confirm") == "forget", Notice: r.URL.Query().Get("done")}
 	for _, sid := range m.SourceMessageIDs {
-		msg, err := h.d.Store.GetMessage(ctx, v.Scope, m.SessionID, sid)
-		switch {
-		case errors.Is(err, imprint.ErrNotFound):
+		if !held[sid] {
 			d.Missing = append(d.Missing, sid)
-		case err != nil:
-			return fmt.Errorf("memory %s source %s: %w", id, sid, err)
-		default:
-			d.Sources = append(d.Sources, msg)
 		}
 	}
 	v.Title, v.Nav, v.Data = "Memory "+id, "memories", d
 	return h.render(w, "memory", v)
+}
+
+// detail is the memory with its history and sources: Memories.Show when
+// the server manages memories, else the same read from the store.
+func (h *Handler) detail(r *http.Request, scope imprint.Scope, id string) (imprint.MemoryDetail, error) {
+	ctx := r.Context()
+	if h.d.Memories != nil {
+		return h.d.Memories.Show(ctx, scope, id)
+	}
+	var det imprint.MemoryDetail
+	m, err := h.d.Store.GetMemory(ctx, scope, id)
+	if err != nil {
+		return det, err
+	}
+	det.Memory = m
+	if det.History, err = h.d.Store.MemoryHistory(ctx, scope, id); err != nil {
+		return det, err
+	}
+	for _, sid := range m.SourceMessageIDs {
+		msg, err := h.d.Store.GetMessage(ctx, scope, m.SessionID, sid)
+		switch {
+		case errors.Is(err, imprint.ErrNotFound):
+		case err != nil:
+			return det, err
+		default:
+			det.Sources = append(det.Sources, msg)
+		}
+	}
+	return det, nil
 }

@@ -38,7 +38,10 @@ type Deps struct {
 	Search imprint.Search
 	// Recall builds the recall block a query would inject (search.Recaller).
 	Recall imprint.Recall
-	Logger *slog.Logger
+	// Memories edits and forgets memories (curate.Manager), as the
+	// memory-management API does.
+	Memories imprint.Memories
+	Logger   *slog.Logger
 }
 
 // Handler serves the viewer's pages. Its routes expect the HTTP API in
@@ -95,6 +98,8 @@ func (h *Handler) routes() {
 	page("GET /episodes/{id}", h.episode)
 	page("GET /sessions", h.sessions)
 	page("GET /sessions/{id}", h.session)
+	page("POST /memories/{id}/edit", h.editMemory)
+	page("POST /memories/{id}/forget", h.forgetMemory)
 	page("GET /search", h.search)
 	page("GET /live", h.live)
 	h.mux.HandleFunc("GET /login", h.loginPage)

@@ -1,0 +1,48 @@
+package viewer
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// The viewer's own form routes for memory management. They call the same
+// imprint.Memories as PATCH and DELETE /v1/memories/{id}; the HTTP API in
+// front has checked the origin (a form of another site is refused) and
+// the caller (a read-only key cannot post).
+
+// editMemory writes the form's text as a new version of the memory and
+// shows it.
+func (h *Handler) editMemory(w http.ResponseWriter, r *http.Request, v *view) error {
+	if h.d.Memories == nil {
+		return fmt.Errorf("edit memory: this server runs without memory management")
+	}
+	id := r.PathValue("id")
+	m, err := h.d.Memories.Edit(r.Context(), imprint.EditRequest{Scope: v.Scope, ID: id,
+		Content: r.PostFormValue("content"), Type: imprint.MemoryType(strings.TrimSpace(r.PostFormValue("type")))})
+	if err != nil {
+		return fmt.Errorf("edit memory %s: %w", id, err)
+	}
+	http.Redirect(w, r, v.Link("/memories/"+m.ID, "done", fmt.Sprintf("Saved as version %d; the earlier text is in the history.", m.Version)), http.StatusSeeOther)
+	return nil
+}
+
+// forgetMemory retires the memory once the form confirms it, and goes
+// back to the list, where it is no longer shown.
+func (h *Handler) forgetMemory(w http.ResponseWriter, r *http.Request, v *view) error {
+	if h.d.Memories == nil {
+		return fmt.Errorf("forget memory: this server runs without memory management")
+	}
+	id := r.PathValue("id")
+	if r.PostFormValue("confirm") != "yes" {
+		http.Redirect(w, r, v.Link("/memories/"+id, "confirm", "forget"), http.StatusSeeOther)
+		return nil
+	}
+	if _, err := h.d.Memories.Forget(r.Context(), v.Scope, id); err != nil {
+		return fmt.Errorf("forget memory %s: %w", id, err)
+	}
+	http.Redirect(w, r, v.Link("/memories", "done", "Forgotten: "+id), http.StatusSeeOther)
+	return nil
+}

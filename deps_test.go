@@ -28,7 +28,7 @@ var (
 	orchestratorPackages = []string{"ingest"}
 	// adapters are one technology each; they import only the root and
 	// leaves: never a pipeline, an orchestrator or a sibling adapter.
-	adapterPackages = []string{"embedding", "httpapi", "importer", "llm", "postgres", "schedule", "shard", "sqlite", "viewer"}
+	adapterPackages = []string{"embedding", "httpapi", "importer", "llm", "mcp", "postgres", "schedule", "shard", "sqlite", "viewer"}
 	// wiring packages put everything together and may import anything.
 	wiringPackages = []string{"cmd", "eval"}
 )

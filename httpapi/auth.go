@@ -97,7 +97,9 @@ func (p principal) authorize(r *http.Request) error {
 	if p.key == nil {
 		return nil
 	}
-	if p.key.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead {
+	// The MCP endpoint posts reads too: its tools refuse writes to a
+	// read-only key (imprint.Caller.ReadOnly).
+	if p.key.ReadOnly && r.Method != http.MethodGet && r.Method != http.MethodHead && r.URL.Path != mcpPath {
 		return imprint.Forbiddenf("api key %s is read-only", p.key.ID)
 	}
 	if r.URL.Path == "/metrics" {

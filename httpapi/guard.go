@@ -124,7 +124,7 @@ func quoteHost(h string) string {
 // the answer's size, timing and status still leak, so the API refuses it.
 // Navigations to the viewer page and /healthz stay allowed.
 func crossSiteRead(r *http.Request) bool {
-	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/metrics" {
+	if !strings.HasPrefix(r.URL.Path, "/v1/") && r.URL.Path != "/metrics" && r.URL.Path != mcpPath {
 		return false
 	}
 	switch r.Header.Get("Sec-Fetch-Site") {

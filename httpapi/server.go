@@ -104,6 +104,11 @@ type Deps struct {
 	// viewer's cookie on a same-origin request), none otherwise, so it can
 	// ask for a key. Nil serves the status page at /.
 	Viewer http.Handler
+	// MCP is the MCP server's streamable HTTP transport (mcp.Server's
+	// Handler), served at /mcp behind the same perimeter and
+	// authentication; each request carries its imprint.Caller. Nil leaves
+	// /mcp unrouted (404).
+	MCP http.Handler
 }
 
 // Config tunes a Server. Zero values take the defaults.
@@ -211,6 +216,10 @@ func (s *Server) routes() {
 	h("GET /healthz", s.getHealth)
 	h("GET /metrics", s.getMetrics)
 	h("GET /{$}", s.getPage)
+	if s.d.MCP != nil {
+		s.patterns = append(s.patterns, mcpPath)
+		s.mux.HandleFunc(mcpPath, s.serveMCP)
+	}
 	s.mux.HandleFunc("/", s.notFound)
 }
 
@@ -248,7 +257,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = r.WithContext(context.WithValue(r.Context(), principalCtxKey{}, p))
 	}
-	if r.URL.Path != "/v1/events" {
+	if r.URL.Path != "/v1/events" && !mcpStream(r) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)

@@ -63,6 +63,7 @@ func commands(a *App) []*cobra.Command {
 		newHookCmd(a),
 		newEvalCmd(a),
 		newKeysCmd(a),
+		newMCPCmd(a),
 	}
 }
 

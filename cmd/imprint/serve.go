@@ -11,6 +11,7 @@ import (
 	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/mcp"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/search"
@@ -107,12 +108,18 @@ func (a *App) serve(ctx context.Context) error {
 	mgr := session.NewManager(session.ManagerDeps{Store: svc, Events: episodes, Recorder: turns, Logger: a.Logger, Wake: sched.Wake,
 		Redact: redact.String, Ingest: due},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
+	mcpSrv, err := mcp.New(mcp.Deps{Store: svc, Search: searcher, Recall: recall, Recorder: rec, Ingest: due,
+		Sessions: mcp.Queued(mgr), Logger: a.Logger}, mcp.Config{Version: version})
+	if err != nil {
+		return err
+	}
 	srv = httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Ingest: due, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
 		Recall: recall,
 		Redact: redact.String,
 		Budget: a.LLMBudget(),
 		Viewer: web,
+		MCP:    mcpSrv.Handler(),
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes,
 		AllowedHosts: cfg.Server.AllowedHosts, MaxTurnsPerRequest: cfg.Server.MaxTurnsPerRequest})
 	defer srv.Close()

@@ -115,6 +115,14 @@ type memoryDetail struct {
 }
 
 func (s *Server) readMemory(ctx context.Context, c call, id string) (any, error) {
+	if s.d.Memories != nil {
+		d, err := s.d.Memories.Show(ctx, c.scope, id)
+		if err != nil {
+			return nil, err
+		}
+		d.History, d.Sources = nonNil(d.History), nonNil(d.Sources)
+		return d, nil
+	}
 	if s.d.Store == nil {
 		return nil, errMissing("store")
 	}

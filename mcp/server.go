@@ -96,6 +96,9 @@ type Deps struct {
 	// (imprint mcp without a server: end_session extracts).
 	Ingest   imprint.Ingest
 	Sessions Ender
+	// Memories is memory management by hand (remember, show, forget,
+	// purge); nil answers those tools with a tool error.
+	Memories imprint.Memories
 	Logger   *slog.Logger
 }
 

@@ -136,7 +136,106 @@ func (s *Server) addTools() error {
 		readOnly: true, idempotent: true,
 		run: s.listTraces,
 	}))
+	add(addTool(s, toolSpec[rememberIn, imprint.RememberResult]{
+		name: "remember", title: "Remember",
+		desc: "Keep a fact, preference or standing instruction the user wants remembered. It is deduplicated against what is " +
+			"already known: the result says whether it was stored, was already there (skip), or updated or merged older memories.",
+		idempotent: true, enums: map[string][]any{"type": memoryTypes},
+		run: s.remember,
+	}))
+	add(addTool(s, toolSpec[forgetIn, forgetOut]{
+		name: "forget", title: "Forget",
+		desc: "Retire a memory: it is no longer searched, recalled or listed, but stays in its history. With purge, remove it " +
+			"and all its versions everywhere instead (it cannot be recovered); only when the user asks for that.",
+		destructive: true, idempotent: true,
+		run: s.forget,
+	}))
+	add(addTool(s, toolSpec[idIn, imprint.MemoryDetail]{
+		name: "get_memory", title: "Get memory",
+		desc:     "One memory (live, superseded or forgotten) with its version history and the messages it was extracted from.",
+		readOnly: true, idempotent: true,
+		run: s.getMemory,
+	}))
 	return errors.Join(errs...)
+}
+
+type rememberIn struct {
+	Text string `json:"text" jsonschema:"the fact to remember, in a sentence"`
+	Type string `json:"type,omitempty" jsonschema:"persona (about the user), episodic (an event or decision) or instruction (a standing rule for the agent); inferred when absent"`
+}
+
+func (s *Server) remember(ctx context.Context, c call, in rememberIn) (imprint.RememberResult, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return imprint.RememberResult{}, imprint.Invalidf("text: must not be empty")
+	}
+	t := imprint.MemoryType(strings.TrimSpace(in.Type))
+	if t != "" && !t.Valid() {
+		return imprint.RememberResult{}, imprint.Invalidf("type: must be persona, episodic or instruction, got %q", in.Type)
+	}
+	if s.d.Memories == nil {
+		return imprint.RememberResult{}, errMissing("memory management")
+	}
+	return s.d.Memories.Remember(ctx, imprint.RememberRequest{Scope: c.scope, Content: in.Text, Type: t, Workspace: c.workspace})
+}
+
+type forgetIn struct {
+	ID          string `json:"id" jsonschema:"the memory to forget"`
+	Purge       bool   `json:"purge,omitempty" jsonschema:"remove it and all its versions for good instead of retiring it (only when the user asks)"`
+	WithSources bool   `json:"with_sources,omitempty" jsonschema:"with purge, also remove the messages it was extracted from"`
+}
+
+// forgetOut is what forget did: the retired memory, or what a purge
+// removed.
+type forgetOut struct {
+	Action string               `json:"action" jsonschema:"forget or purge"`
+	Memory *imprint.Memory      `json:"memory" jsonschema:"the retired memory (forget)"`
+	Purged *imprint.PurgeResult `json:"purged" jsonschema:"what the purge removed (purge)"`
+}
+
+func (s *Server) forget(ctx context.Context, c call, in forgetIn) (forgetOut, error) {
+	id := strings.TrimSpace(in.ID)
+	if err := imprint.ValidateID("id", id); err != nil {
+		return forgetOut{}, err
+	}
+	if in.WithSources && !in.Purge {
+		return forgetOut{}, imprint.Invalidf("with_sources: only with purge")
+	}
+	if s.d.Memories == nil {
+		return forgetOut{}, errMissing("memory management")
+	}
+	if in.Purge {
+		res, err := s.d.Memories.Purge(ctx, c.scope, id, imprint.PurgeOptions{WithSources: in.WithSources})
+		if err != nil {
+			return forgetOut{}, err
+		}
+		res.MemoryIDs, res.MessageIDs = nonNil(res.MemoryIDs), nonNil(res.MessageIDs)
+		return forgetOut{Action: "purge", Purged: &res}, nil
+	}
+	m, err := s.d.Memories.Forget(ctx, c.scope, id)
+	if err != nil {
+		return forgetOut{}, err
+	}
+	return forgetOut{Action: "forget", Memory: &m}, nil
+}
+
+type idIn struct {
+	ID string `json:"id" jsonschema:"the memory's id"`
+}
+
+func (s *Server) getMemory(ctx context.Context, c call, in idIn) (imprint.MemoryDetail, error) {
+	id := strings.TrimSpace(in.ID)
+	if err := imprint.ValidateID("id", id); err != nil {
+		return imprint.MemoryDetail{}, err
+	}
+	if s.d.Memories == nil {
+		return imprint.MemoryDetail{}, errMissing("memory management")
+	}
+	d, err := s.d.Memories.Show(ctx, c.scope, id)
+	if err != nil {
+		return imprint.MemoryDetail{}, err
+	}
+	d.History, d.Sources = nonNil(d.History), nonNil(d.Sources)
+	return d, nil
 }
 
 var memoryTypes = []any{string(imprint.MemoryPersona), string(imprint.MemoryEpisodic), string(imprint.MemoryInstruction)}

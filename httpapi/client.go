@@ -327,6 +327,8 @@ func (c *Client) Traces(ctx context.Context, scope imprint.Scope, f imprint.Trac
 	}
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
+	} else if f.Limit < 0 {
+		q.Set("limit", "0") // all
 	}
 	var out tracesBody
 	err := c.do(ctx, http.MethodGet, "/v1/traces", q, nil, &out)

@@ -21,9 +21,23 @@ import (
 // Writer appends lines to the day files of one folder. It is safe for
 // concurrent use; each Append is written and synced before it returns.
 type Writer struct {
-	dir     string
-	mu      sync.Mutex
+	dir string
+	// mu is shared by every Writer of the same folder in the process, so
+	// a Rewrite (a purge) and the Appends of another Writer (extraction's)
+	// never interleave.
+	mu      *sync.Mutex
 	journal *Journal
+}
+
+// dirLocks holds the mutex of each folder a Writer was made for.
+var dirLocks sync.Map
+
+func dirLock(dir string) *sync.Mutex {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	mu, _ := dirLocks.LoadOrStore(filepath.Clean(dir), &sync.Mutex{})
+	return mu.(*sync.Mutex)
 }
 
 var _ imprint.RecordLog = (*Writer)(nil)
@@ -33,7 +47,7 @@ func NewWriter(dir string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create shard dir: %w", err)
 	}
-	return &Writer{dir: dir}, nil
+	return &Writer{dir: dir, mu: dirLock(dir)}, nil
 }
 
 // Dir returns the folder the writer appends to.

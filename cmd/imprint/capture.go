@@ -95,6 +95,9 @@ func newTracesCmd(a *App) *cobra.Command {
 				return imprint.Invalidf("--limit must not be negative")
 			}
 			f := imprint.TraceFilter{EpisodeID: episode, SessionID: session, Limit: limit}
+			if limit == 0 {
+				f.Limit = imprint.NoLimit
+			}
 			var trs []imprint.Trace
 			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
@@ -130,7 +133,7 @@ func newTracesCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&episode, "episode", "", "only traces of this episode")
 	cmd.Flags().StringVar(&session, "session", "", "only traces of this session")
-	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many traces")
+	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many traces (0 for all)")
 	addServerFlags(cmd, &server, &token)
 	return cmd
 }

@@ -22,6 +22,9 @@ func newMemoriesCmd(a *App) *cobra.Command {
 				return imprint.Invalidf("--limit must not be negative")
 			}
 			f := imprint.MemoryFilter{SessionID: session, Type: imprint.MemoryType(typ), AllVersions: all, Limit: limit}
+			if limit == 0 {
+				f.Limit = imprint.NoLimit
+			}
 			var ms []imprint.Memory
 			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
@@ -57,7 +60,7 @@ func newMemoriesCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&session, "session", "", "only memories extracted from this session")
 	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction")
 	cmd.Flags().BoolVar(&all, "all-versions", false, "include superseded versions")
-	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories")
+	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories (0 for all)")
 	addServerFlags(cmd, &server, &token)
 	return cmd
 }

@@ -72,6 +72,10 @@ func (a *App) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	mems, err := a.localMemories(ctx, extRunner)
+	if err != nil {
+		return err
+	}
 
 	// With an LLM, as many workers as LLM calls may run at once: jobs
 	// mostly wait on the LLM. Without one, jobs are CPU work (heuristic
@@ -109,17 +113,18 @@ func (a *App) serve(ctx context.Context) error {
 		Redact: redact.String, Ingest: due},
 		session.ManagerConfig{EpisodeIdle: cfg.Session.EpisodeIdle})
 	mcpSrv, err := mcp.New(mcp.Deps{Store: svc, Search: searcher, Recall: recall, Recorder: rec, Ingest: due,
-		Sessions: mcp.Queued(mgr), Logger: a.Logger}, mcp.Config{Version: version})
+		Sessions: mcp.Queued(mgr), Memories: mems, Logger: a.Logger}, mcp.Config{Version: version})
 	if err != nil {
 		return err
 	}
 	srv = httpapi.NewServer(httpapi.Deps{
 		Store: svc, Recorder: rec, Ingest: due, Sessions: mgr, Jobs: sched, Search: searcher, Calls: a.LLMCalls(), Logger: a.Logger,
-		Recall: recall,
-		Redact: redact.String,
-		Budget: a.LLMBudget(),
-		Viewer: web,
-		MCP:    mcpSrv.Handler(),
+		Recall:   recall,
+		Memories: mems,
+		Redact:   redact.String,
+		Budget:   a.LLMBudget(),
+		Viewer:   web,
+		MCP:      mcpSrv.Handler(),
 	}, httpapi.Config{Token: cfg.Server.APIToken, RequestTimeout: cfg.Server.RequestTimeout, MaxBodyBytes: httpapi.DefaultMaxBodyBytes,
 		AllowedHosts: cfg.Server.AllowedHosts, MaxTurnsPerRequest: cfg.Server.MaxTurnsPerRequest})
 	defer srv.Close()
@@ -134,6 +139,7 @@ func (a *App) serve(ctx context.Context) error {
 		ExtractIdle: cfg.Extraction.Idle, EpisodeIdle: cfg.Session.EpisodeIdle, Logger: a.Logger}
 
 	listened := false
+	releaseServe := func() {}
 	service := &ingest.Service{Addr: cfg.Server.Addr, Handler: srv, IdleTimeout: cfg.Server.IdleTimeout, CloseStreams: srv.Close, Logger: a.Logger,
 		Background: []func(context.Context) error{
 			sched.Run,
@@ -143,6 +149,13 @@ func (a *App) serve(ctx context.Context) error {
 		},
 		Listening: func(addr net.Addr) {
 			listened = true
+			// Commands that must not write the data dir's files beside
+			// this process (a purge) find it here and use its API.
+			if release, err := ingest.HoldServe(cfg.DataDir, "http://"+addr.String()); err != nil {
+				a.Logger.Warn("serve lock not held", "error", err.Error())
+			} else {
+				releaseServe = release
+			}
 			if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !config.IsLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
 				fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", config.EnvName("server.allowed_hosts"))
 			}
@@ -152,6 +165,7 @@ func (a *App) serve(ctx context.Context) error {
 		Stopping: func() { fmt.Fprintln(a.Stderr, "imprint: stopping") },
 	}
 	err = service.Run(ctx)
+	releaseServe()
 	if listened {
 		a.Logger.Info("serve stopped")
 	}

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/curate"
+	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/httpapi"
+	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/redact"
+	"github.com/imprint-dev/imprint/shard"
+)
+
+// This file is memory management by hand: remember, memories show, edit
+// and forget, and bulk forget. The work is curate's (imprint.Memories);
+// when an imprint serve holds the data dir, or --server is given, the
+// commands go through its HTTP API so that its shards and indexes stay its
+// own (a purge rewrites the shards).
+
+// localMemories returns curate's Manager over the store, the runner's
+// dedup and write path and the data dir's shards.
+func (a *App) localMemories(ctx context.Context, runner *extract.Runner) (*curate.Manager, error) {
+	st, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	records, err := shard.NewWriter(filepath.Join(a.Config.DataDir, "records"))
+	if err != nil {
+		return nil, fmt.Errorf("memories: %w", err)
+	}
+	conv, err := shard.NewWriter(filepath.Join(a.Config.DataDir, "conversations"))
+	if err != nil {
+		return nil, fmt.Errorf("memories: %w", err)
+	}
+	return curate.New(curate.Deps{Store: st, Extract: runner, Records: records, Conversations: conv,
+		Redact: redact.String, Logger: a.Logger}), nil
+}
+
+// memoriesAPI returns where memory management runs: --server (or
+// IMPRINT_SERVER), else the imprint serve holding the data dir, else the
+// data dir itself.
+func (a *App) memoriesAPI(cmd *cobra.Command, server, token string) (imprint.Memories, error) {
+	c, err := a.remoteClient(cmd, server, token)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		url, err := ingest.RunningService(a.Config.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		if url != "" {
+			if c, err = a.newClient(cmd, url, token); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if c != nil {
+		return httpapi.ClientMemories{C: c}, nil
+	}
+	runner, err := a.extractRunner(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	return a.localMemories(cmd.Context(), runner)
+}
+
+func newRememberCmd(a *App) *cobra.Command {
+	var typ, session, server, token string
+	cmd := &cobra.Command{
+		Use:   "remember TEXT",
+		Short: "Add a memory by hand (deduplicated like extracted ones)",
+		Long: "Add a memory by hand. Its type is inferred from the text when --type is not given;\n" +
+			"a text a live memory already says adds nothing and prints that memory.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			api, err := a.memoriesAPI(cmd, server, token)
+			if err != nil {
+				return err
+			}
+			res, err := api.Remember(cmd.Context(), imprint.RememberRequest{Scope: a.Scope(), Content: args[0],
+				Type: imprint.MemoryType(typ), SessionID: session})
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(res.Memory)
+			}
+			if res.Action == imprint.RememberDuplicate {
+				a.Printf("already remembered as %s (%s): %s\n", res.Memory.ID, res.Memory.Type, oneLine(res.Memory.Content, 100))
+				return nil
+			}
+			a.Printf("remembered %s (%s, %s)\n", res.Memory.ID, res.Memory.Type, res.Action)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction (default: inferred from the text)")
+	cmd.Flags().StringVar(&session, "session", "", "the session the memory belongs to")
+	addServerFlags(cmd, &server, &token)
+	return cmd
+}
+
+func newMemoriesShowCmd(a *App) *cobra.Command {
+	var server, token string
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a memory with its history and the messages it came from",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			api, err := a.memoriesAPI(cmd, server, token)
+			if err != nil {
+				return err
+			}
+			d, err := api.Show(cmd.Context(), a.Scope(), args[0])
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(d)
+			}
+			a.Printf("%s  %s  v%d  p=%d  %s\n", d.ID, d.Type, d.Version, d.Priority, memoryState(d.Memory))
+			a.Printf("  %s\n", d.Content)
+			a.Printf("  extractor %s, session %s, created %s, updated %s\n", d.Extractor, orNone(d.SessionID), d.CreatedAt, d.UpdatedAt)
+			if len(d.History) > 0 {
+				a.Printf("history (%d):\n", len(d.History))
+				for _, h := range d.History {
+					a.Printf("  %s  v%d  %s  %s\n", h.ID, h.Version, h.UpdatedAt, oneLine(h.Content, 90))
+				}
+			}
+			if len(d.Sources) > 0 {
+				a.Printf("sources (%d):\n", len(d.Sources))
+				for _, m := range d.Sources {
+					a.Printf("  %s  %s  %s: %s\n", m.ID, m.Timestamp, m.Role, oneLine(m.Content, 90))
+				}
+			}
+			return nil
+		},
+	}
+	addServerFlags(cmd, &server, &token)
+	return cmd
+}
+
+func newMemoriesEditCmd(a *App) *cobra.Command {
+	var typ, server, token string
+	cmd := &cobra.Command{
+		Use:   "edit ID TEXT",
+		Short: "Correct a memory: a new version supersedes it",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			api, err := a.memoriesAPI(cmd, server, token)
+			if err != nil {
+				return err
+			}
+			m, err := api.Edit(cmd.Context(), imprint.EditRequest{Scope: a.Scope(), ID: args[0], Content: args[1], Type: imprint.MemoryType(typ)})
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(m)
+			}
+			a.Printf("edited %s: version %d is %s\n", args[0], m.Version, m.ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&typ, "type", "", "change the type: persona, episodic or instruction")
+	addServerFlags(cmd, &server, &token)
+	return cmd
+}
+
+func newMemoriesForgetCmd(a *App) *cobra.Command {
+	var purge, withSources bool
+	var server, token string
+	cmd := &cobra.Command{
+		Use:   "forget ID",
+		Short: "Forget a memory (kept in history), or with --purge remove it and all its versions everywhere",
+		Long: "Forget a memory: it is no longer listed, searched or recalled, but stays in its history\n" +
+			"and the records log says so. --purge removes it and all its versions from the store,\n" +
+			"the search indexes and the JSONL shards; --with-sources also the messages it came from.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if withSources && !purge {
+				return imprint.Invalidf("--with-sources needs --purge")
+			}
+			api, err := a.memoriesAPI(cmd, server, token)
+			if err != nil {
+				return err
+			}
+			if purge {
+				res, err := api.Purge(cmd.Context(), a.Scope(), args[0], imprint.PurgeOptions{WithSources: withSources})
+				if err != nil {
+					return err
+				}
+				if a.JSON {
+					return a.PrintJSON(res)
+				}
+				a.Printf("purged %d versions and %d messages (%d shard lines)\n", len(res.MemoryIDs), len(res.MessageIDs), res.ShardLines)
+				return nil
+			}
+			m, err := api.Forget(cmd.Context(), a.Scope(), args[0])
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(m)
+			}
+			a.Printf("forgot %s\n", m.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&purge, "purge", false, "remove the memory and all its versions everywhere")
+	cmd.Flags().BoolVar(&withSources, "with-sources", false, "with --purge, also remove the messages it came from")
+	addServerFlags(cmd, &server, &token)
+	return cmd
+}
+
+func newForgetCmd(a *App) *cobra.Command {
+	var session, before, server, token string
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "forget --session S | --before DATE --yes",
+		Short: "Forget every memory of a session, or last updated before a date",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var f imprint.ForgetFilter
+			f.SessionID = strings.TrimSpace(session)
+			if before != "" {
+				t, err := parseDay(before)
+				if err != nil {
+					return err
+				}
+				f.Before = t
+			}
+			if f.SessionID == "" && f.Before.IsZero() {
+				return usageError{imprint.Invalidf("forget needs --session or --before")}
+			}
+			if !yes {
+				return usageError{imprint.Invalidf("forget in bulk needs --yes (it forgets every memory selected)")}
+			}
+			api, err := a.memoriesAPI(cmd, server, token)
+			if err != nil {
+				return err
+			}
+			n, err := api.ForgetMany(cmd.Context(), a.Scope(), f)
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(map[string]int{"forgotten": n})
+			}
+			a.Printf("forgot %d memories\n", n)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "forget the memories of this session")
+	cmd.Flags().StringVar(&before, "before", "", "forget the memories last updated before this date (YYYY-MM-DD, UTC, or RFC 3339)")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm the bulk forget")
+	addServerFlags(cmd, &server, &token)
+	return cmd
+}
+
+// parseDay reads a --before date: YYYY-MM-DD (UTC midnight) or RFC 3339.
+func parseDay(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, imprint.Invalidf("--before %q: want a date YYYY-MM-DD or an RFC 3339 time", s)
+}
+
+func memoryState(m imprint.Memory) string {
+	switch {
+	case m.ForgottenAt != nil:
+		return "forgotten " + m.ForgottenAt.String()
+	case m.SupersededBy != nil:
+		return "superseded by " + *m.SupersededBy
+	}
+	return "live"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// withSubcommands adds subs to cmd and returns it.
+func withSubcommands(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.AddCommand(subs...)
+	return cmd
+}

@@ -86,9 +86,12 @@ type EpisodeMeta struct {
 // Episode is one task arc inside a session: a user request and the agent's
 // whole response. Capture turns a closed episode into traces.
 type Episode struct {
-	ID        string        `json:"id"`
-	SessionID string        `json:"session_id"`
-	Scope     Scope         `json:"scope"`
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Scope     Scope  `json:"scope"`
+	// Workspace is the project the record belongs to ("" for none): an
+	// attribute and a filter, not part of its identity.
+	Workspace string        `json:"workspace,omitempty"`
 	Status    EpisodeStatus `json:"status,omitempty"`
 	ClosedBy  ClosedBy      `json:"closed_by,omitempty"`
 	Meta      EpisodeMeta   `json:"meta,omitzero"`
@@ -130,10 +133,12 @@ const (
 
 // Trace is the stored L1 row for one agent decision step of an episode.
 type Trace struct {
-	ID               string           `json:"id"`
-	EpisodeID        string           `json:"episode_id"`
-	SessionID        string           `json:"session_id"`
-	Scope            Scope            `json:"scope"`
+	ID        string `json:"id"`
+	EpisodeID string `json:"episode_id"`
+	SessionID string `json:"session_id"`
+	Scope     Scope  `json:"scope"`
+	// Workspace is the episode's.
+	Workspace        string           `json:"workspace,omitempty"`
 	StepKey          string           `json:"step_key"`
 	StepIndex        int              `json:"step_index"`
 	TS               Time             `json:"ts"`

@@ -116,5 +116,7 @@ func AppendKeyParts(dst []byte, sep byte, parts ...string) []byte {
 // what, when, in which session of which scope, each part escaped and ended
 // by a NUL (AppendKeyParts).
 func MessageKey(scope Scope, sessionID string, role Role, ts Time, content string) string {
-	return string(AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, string(role), ts.String(), content))
+	// The "" is where earlier versions put the scope's workspace, always
+	// empty in practice: kept so ids stay the same, whatever the workspace.
+	return string(AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, "", sessionID, string(role), ts.String(), content))
 }

@@ -34,7 +34,7 @@ func TestJobKeysOfLookAlikeScopes(t *testing.T) {
 // TestKeysOfPlainPartsUnchanged: parts without special bytes give the keys
 // earlier versions made, so stored keys and derived ids stay valid.
 func TestKeysOfPlainPartsUnchanged(t *testing.T) {
-	s := Scope{Tenant: "acme", User: "alice", Agent: "claude-code", Workspace: "w"}
+	s := Scope{Tenant: "acme", User: "alice", Agent: "claude-code"}
 	for _, c := range []struct{ got, want string }{
 		{ExtractJobKey(s, "s1"), "extract:acme/alice/claude-code:s1"},
 		{CaptureJobKey(s, "0196f7c1-7a4e-7b2c-9d3e-2f1a0b9c8d7e"), "capture:acme/alice/claude-code:0196f7c1-7a4e-7b2c-9d3e-2f1a0b9c8d7e"},
@@ -196,7 +196,7 @@ func TestMessageIDsOfPlainAndLookAlikeParts(t *testing.T) {
 		session, content string
 		rank0, rank1     string
 	}{
-		{Scope{Tenant: "t", User: "u", Agent: "ag:d", Workspace: "w/x"}, "a:b", "50% off: a/b", "fe2495a3dfbba2b22d499548", "7acbe016a7795d18deb55db8"},
+		{Scope{Tenant: "t", User: "u", Agent: "ag:d"}, "a:b", "50% off: a/b", "b27f2e089f440d3584a7292e", "acad16b4e7d15af1aaa85e54"},
 		{Scope{Tenant: "t", User: "u", Agent: "a"}, "s1", "hi", "a962871ff4647a48721ecc35", "6dee72fb737cf9d9d34c1539"},
 	} {
 		key := MessageKey(c.scope, c.session, RoleUser, ts, c.content)
@@ -211,8 +211,8 @@ func TestMessageIDsOfPlainAndLookAlikeParts(t *testing.T) {
 		a, b   Scope
 		sa, sb string
 	}{
-		{Scope{Tenant: "t", User: "u", Agent: "x\x00"}, Scope{Tenant: "t", User: "u", Agent: "x", Workspace: "\x00"}, "s", "s"},
-		{Scope{Tenant: "t", User: "u", Agent: "x", Workspace: "a\x00b"}, Scope{Tenant: "t", User: "u", Agent: "x", Workspace: "a"}, "s", "b\x00s"},
+		{Scope{Tenant: "t", User: "u", Agent: "x\x00"}, Scope{Tenant: "t", User: "u", Agent: "x"}, "s", "\x00s"},
+		{Scope{Tenant: "t", User: "u", Agent: "x"}, Scope{Tenant: "t", User: "u", Agent: "x"}, "a\x00b", "a"},
 	} {
 		if a, b := RankedID(MessageKey(p.a, p.sa, RoleUser, ts, "hi"), 0), RankedID(MessageKey(p.b, p.sb, RoleUser, ts, "hi"), 0); a == b {
 			t.Errorf("messages of session %q in %+v and %q in %+v share the id %s", p.sa, p.a, p.sb, p.b, a)

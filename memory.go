@@ -60,10 +60,14 @@ type Memory struct {
 	Version          int            `json:"version"`
 	SessionID        string         `json:"session_id"`
 	Scope            Scope          `json:"scope"`
-	SupersededBy     *string        `json:"superseded_by"`
-	Supersedes       []string       `json:"supersedes"`
-	Extractor        string         `json:"extractor"`
-	Embedder         string         `json:"embedder"`
+	// Workspace is the project the memory holds for ("" for every project:
+	// persona, global instructions), the workspace of the session it was
+	// extracted from.
+	Workspace    string   `json:"workspace,omitempty"`
+	SupersededBy *string  `json:"superseded_by"`
+	Supersedes   []string `json:"supersedes"`
+	Extractor    string   `json:"extractor"`
+	Embedder     string   `json:"embedder"`
 	// ForgottenAt is when the memory was retired by hand (Memories.Forget):
 	// kept, but no longer listed, searched, recalled or deduplicated
 	// against. Nil (and left out of JSON) for a memory that was not.

@@ -4,9 +4,12 @@ package imprint
 // sanitizing and redaction. Messages are immutable; memories point back to
 // them as provenance.
 type Message struct {
-	ID         string `json:"id"`
-	SessionID  string `json:"session_id"`
-	Scope      Scope  `json:"scope"`
+	ID        string `json:"id"`
+	SessionID string `json:"session_id"`
+	Scope     Scope  `json:"scope"`
+	// Workspace is the project the record belongs to ("" for none): an
+	// attribute and a filter, not part of its identity.
+	Workspace  string `json:"workspace,omitempty"`
 	Role       Role   `json:"role"`
 	Content    string `json:"content"`
 	Timestamp  Time   `json:"timestamp"`
@@ -28,6 +31,10 @@ type Message struct {
 type Session struct {
 	ID    string `json:"session_id"`
 	Scope Scope  `json:"scope"`
+	// Workspace is the project of the session ("" for none), set by its
+	// first messages that name one; memories extracted from the session
+	// keep it.
+	Workspace string `json:"workspace,omitempty"`
 	// Cursor is the Seq of the last message consumed by a successful
 	// extraction window; messages after it are pending.
 	Cursor int64 `json:"-"`

@@ -14,7 +14,9 @@ func DeriveEpisodeID(ep Episode) string {
 			break
 		}
 	}
-	return DerivedID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, sc.Workspace, strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
+	// "" is where earlier versions hashed the scope's workspace: ids stay
+	// the same, and an episode's workspace is not part of its identity.
+	return DerivedID("imprint.episode.v1", sc.Tenant, sc.User, sc.Agent, "", strings.TrimSpace(ep.SessionID), first.TS.String(), first.Content)
 }
 
 // PrepareEpisode validates ep and returns it as it is stored: id derived
@@ -32,6 +34,9 @@ func PrepareEpisode(ep Episode, closedBy ClosedBy, now Time, redact func(string)
 	}
 	ep.Scope = ep.Scope.WithDefaults()
 	if err := ep.Scope.Validate(); err != nil {
+		return ep, err
+	}
+	if err := ValidateWorkspace("episode workspace", ep.Workspace); err != nil {
 		return ep, err
 	}
 	if closedBy == "" {

@@ -19,6 +19,9 @@ type SearchQuery struct {
 	// Kinds to search; empty means memories, traces and messages.
 	Kinds     []Kind
 	SessionID string
+	// Workspace, when set, narrows the search to that workspace's
+	// records; "" searches every workspace of the scope.
+	Workspace string
 	Limit     int
 }
 
@@ -56,6 +59,11 @@ type RecallQuery struct {
 	// rank before equally relevant ones of earlier sessions. Memories and
 	// traces are always recalled scope-wide.
 	SessionID string
+	// Workspace is the project the agent works in, when known: only its
+	// records and workspace-less ones (persona, global instructions) are
+	// recalled, its own first among equally relevant ones. "" recalls
+	// every workspace of the scope.
+	Workspace string
 	// BudgetTokens bounds the context block, counted with
 	// EstimateTokens; zero or less means DefaultRecallBudget.
 	BudgetTokens int

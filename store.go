@@ -37,6 +37,13 @@ type TextQuery struct {
 	Text  string
 	// SessionID restricts the search to one session when set.
 	SessionID string
+	// Workspace, when set, keeps the records of that workspace only (and
+	// the workspace-less ones too with IncludeGlobal); "" keeps every
+	// workspace of the scope.
+	Workspace string
+	// IncludeGlobal, with Workspace set, also keeps workspace-less records
+	// (persona, global instructions): dedup candidates and recall.
+	IncludeGlobal bool
 	// ExcludeIDs are left out of the results (e.g. the memories of the
 	// batch being deduplicated).
 	ExcludeIDs []string
@@ -51,6 +58,13 @@ type VectorQuery struct {
 	Vector    []float32
 	Embedder  string
 	SessionID string
+	// Workspace, when set, keeps the records of that workspace only (and
+	// the workspace-less ones too with IncludeGlobal); "" keeps every
+	// workspace of the scope.
+	Workspace string
+	// IncludeGlobal, with Workspace set, also keeps workspace-less records
+	// (persona, global instructions): dedup candidates and recall.
+	IncludeGlobal bool
 	// MinScore drops hits whose cosine is below it.
 	MinScore   float64
 	ExcludeIDs []string
@@ -139,17 +153,31 @@ type EpisodeStore interface {
 type TraceFilter struct {
 	EpisodeID string
 	SessionID string
-	Limit     int
+	// Workspace, when set, keeps the records of that workspace only (and
+	// the workspace-less ones too with IncludeGlobal); "" keeps every
+	// workspace of the scope.
+	Workspace string
+	// IncludeGlobal, with Workspace set, also keeps workspace-less records
+	// (persona, global instructions): dedup candidates and recall.
+	IncludeGlobal bool
+	Limit         int
 }
 
 // MemoryFilter selects memories. Zero fields do not filter; Limit 0 means
 // 100, a negative Limit (NoLimit) no limit. Without AllVersions only live
 // memories are selected (neither superseded nor forgotten).
 type MemoryFilter struct {
-	SessionID   string
-	Type        MemoryType
-	AllVersions bool
-	Limit       int
+	SessionID string
+	Type      MemoryType
+	// Workspace, when set, keeps the records of that workspace only (and
+	// the workspace-less ones too with IncludeGlobal); "" keeps every
+	// workspace of the scope.
+	Workspace string
+	// IncludeGlobal, with Workspace set, also keeps workspace-less records
+	// (persona, global instructions): dedup candidates and recall.
+	IncludeGlobal bool
+	AllVersions   bool
+	Limit         int
 }
 
 // NoLimit as a filter's Limit lists every record.

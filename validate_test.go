@@ -66,14 +66,19 @@ func TestScopeValidateRejectsBadParts(t *testing.T) {
 		{Scope{Tenant: "t\x00", User: "u", Agent: "a"}, "scope.tenant"},
 		{Scope{Tenant: "t", User: strings.Repeat("u", 300), Agent: "a"}, "scope.user"},
 		{Scope{Tenant: "t", User: "u", Agent: "a\nb"}, "scope.agent"},
-		{Scope{Tenant: "t", User: "u", Agent: "a", Workspace: "w\xfe"}, "scope.workspace"},
 	} {
 		if err := tc.scope.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%+q: Validate = %v, want ErrInvalid naming %s", tc.scope, err, tc.field)
 		}
 	}
-	if err := (Scope{Tenant: "t", User: "u", Agent: "a", Workspace: "/src/app"}).Validate(); err != nil {
+	if err := ValidateWorkspace("workspace", "/src/app"); err != nil {
 		t.Errorf("workspace path: %v", err)
+	}
+	if err := ValidateWorkspace("workspace", ""); err != nil {
+		t.Errorf("no workspace: %v", err)
+	}
+	if err := ValidateWorkspace("message workspace", "w\xfe"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "message workspace") {
+		t.Errorf("workspace w\\xfe: Validate = %v, want ErrInvalid naming the field", err)
 	}
 }
 

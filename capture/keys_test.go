@@ -15,18 +15,23 @@ func TestDerivedIDsOfPlainAndLookAlikeParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := func(ws, session, content string) imprint.Episode {
-		return imprint.Episode{Scope: imprint.Scope{Tenant: "t", User: "u", Agent: "ag:d", Workspace: ws}, SessionID: session,
+	// An episode's workspace is not part of its identity: the id is the
+	// same whichever project it was read in.
+	ep := func(agent, ws, session, content string) imprint.Episode {
+		return imprint.Episode{Scope: imprint.Scope{Tenant: "t", User: "u", Agent: agent}, Workspace: ws, SessionID: session,
 			Turns: []imprint.Turn{{Role: imprint.RoleUser, TS: ts, Content: content}}}
 	}
-	if got := DeriveEpisodeID(ep("w/x", "a:b", "50% off: a/b")); got != "8ed79abd-e8b3-8d1f-96fa-aa8ff64ab157" {
+	if got := DeriveEpisodeID(ep("ag:d", "", "a:b", "50% off: a/b")); got != "18def2c1-842e-8cf7-b355-0afaa4d9a853" {
+		t.Errorf("DeriveEpisodeID = %s, want the id of earlier versions", got)
+	}
+	if got := DeriveEpisodeID(ep("ag:d", "/src/app", "a:b", "50% off: a/b")); got != "18def2c1-842e-8cf7-b355-0afaa4d9a853" {
 		t.Errorf("DeriveEpisodeID = %s, want the id of earlier versions", got)
 	}
 	if got := TraceID("ep:1", "step/0"); got != "7801190c-88ae-8541-b19e-7cfda15d985d" {
 		t.Errorf("TraceID = %s, want the id of earlier versions", got)
 	}
-	if a, b := DeriveEpisodeID(ep("w\x1f", "s", "hi")), DeriveEpisodeID(ep("w", "\x1fs", "hi")); a == b {
-		t.Errorf("episodes of look-alike workspaces and sessions share the id %s", a)
+	if a, b := DeriveEpisodeID(ep("w\x1f", "", "s", "hi")), DeriveEpisodeID(ep("w", "", "\x1fs", "hi")); a == b {
+		t.Errorf("episodes of look-alike agents and sessions share the id %s", a)
 	}
 	if a, b := TraceID("e\x1f", "k"), TraceID("e", "\x1fk"); a == b {
 		t.Errorf("traces of look-alike episodes and steps share the id %s", a)

@@ -59,7 +59,7 @@ type inflightMarker struct {
 // sessionKey names a session in marker file names: 32 hex digits of a
 // hash of its scope and id, so any scope or session id gives a safe name.
 func sessionKey(scope imprint.Scope, sessionID string) string {
-	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID))
+	sum := sha256.Sum256(imprint.AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, "", sessionID)) // "": the workspace slot of earlier versions
 	return hex.EncodeToString(sum[:16])
 }
 

@@ -134,11 +134,14 @@ func replyError(status int, data []byte) error {
 // scopeQuery is the scope as query parameters.
 func scopeQuery(scope imprint.Scope) url.Values {
 	scope = scope.WithDefaults()
-	q := url.Values{"tenant": {scope.Tenant}, "user": {scope.User}, "agent": {scope.Agent}}
-	if scope.Workspace != "" {
-		q.Set("workspace", scope.Workspace)
+	return url.Values{"tenant": {scope.Tenant}, "user": {scope.User}, "agent": {scope.Agent}}
+}
+
+// setWorkspace sets the workspace query parameter when ws is given.
+func setWorkspace(q url.Values, ws string) {
+	if ws != "" {
+		q.Set("workspace", ws)
 	}
-	return q
 }
 
 func sessionURL(sessionID, action string) string {
@@ -325,6 +328,7 @@ func (c *Client) Traces(ctx context.Context, scope imprint.Scope, f imprint.Trac
 	if f.SessionID != "" {
 		q.Set("session", f.SessionID)
 	}
+	setWorkspace(q, f.Workspace)
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	} else if f.Limit < 0 {
@@ -351,6 +355,7 @@ func (c *Client) Memories(ctx context.Context, scope imprint.Scope, f imprint.Me
 	if f.Type != "" {
 		q.Set("type", string(f.Type))
 	}
+	setWorkspace(q, f.Workspace)
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	} else if f.Limit < 0 {
@@ -382,6 +387,7 @@ func (c *Client) Search(ctx context.Context, q imprint.SearchQuery) ([]imprint.H
 	if q.SessionID != "" {
 		v.Set("session", q.SessionID)
 	}
+	setWorkspace(v, q.Workspace)
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
@@ -397,6 +403,7 @@ func (c *Client) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.Rec
 	if q.SessionID != "" {
 		v.Set("session", q.SessionID)
 	}
+	setWorkspace(v, q.Workspace)
 	if q.BudgetTokens > 0 {
 		v.Set("budget_tokens", strconv.Itoa(q.BudgetTokens))
 	}

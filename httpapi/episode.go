@@ -118,6 +118,9 @@ func (s *Server) getTraces(w http.ResponseWriter, r *http.Request) error {
 	if f.SessionID, err = idParam(q, "session"); err != nil {
 		return err
 	}
+	if f.Workspace, err = idParam(q, "workspace"); err != nil {
+		return err
+	}
 	f.Limit = limit
 	if limit == 0 {
 		f.Limit = imprint.NoLimit // limit=0 lists them all

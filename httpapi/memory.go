@@ -32,6 +32,9 @@ func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := imprint.MemoryFilter{SessionID: session}
+	if f.Workspace, err = idParam(q, "workspace"); err != nil {
+		return err
+	}
 	if t := strings.TrimSpace(q.Get("type")); t != "" {
 		f.Type = imprint.MemoryType(t)
 		if !f.Type.Valid() {

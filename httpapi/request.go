@@ -88,14 +88,13 @@ func stringField(fields map[string]json.RawMessage, key string) (string, error) 
 
 // scopeIn is a scope object as given; nil parts were not given.
 type scopeIn struct {
-	Tenant    *string `json:"tenant"`
-	User      *string `json:"user"`
-	Agent     *string `json:"agent"`
-	Workspace *string `json:"workspace"`
+	Tenant *string `json:"tenant"`
+	User   *string `json:"user"`
+	Agent  *string `json:"agent"`
 }
 
 // scopeOf returns the request's scope: the body's scope object when it has
-// one, else the query parameters tenant, user, agent (and workspace). Parts
+// one, else the query parameters tenant, user and agent. Parts
 // not given are the API key's, or "default"; a part given empty or invalid
 // is ErrInvalid, one outside the request's API key ErrForbidden.
 func scopeOf(r *http.Request, fields map[string]json.RawMessage) (imprint.Scope, error) {
@@ -108,7 +107,7 @@ func scopeOf(r *http.Request, fields map[string]json.RawMessage) (imprint.Scope,
 		}
 	} else {
 		prefix = ""
-		for key, dst := range map[string]**string{"tenant": &in.Tenant, "user": &in.User, "agent": &in.Agent, "workspace": &in.Workspace} {
+		for key, dst := range map[string]**string{"tenant": &in.Tenant, "user": &in.User, "agent": &in.Agent} {
 			if q.Has(key) {
 				v := q.Get(key)
 				*dst = &v
@@ -132,9 +131,6 @@ func scopeOf(r *http.Request, fields map[string]json.RawMessage) (imprint.Scope,
 			return sc, imprint.Invalidf("%s%s must not contain control characters", prefix, p.name)
 		}
 		*p.out = *p.in
-	}
-	if in.Workspace != nil {
-		sc.Workspace = *in.Workspace
 	}
 	if err := sc.Validate(); err != nil {
 		return sc, err

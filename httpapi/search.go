@@ -38,6 +38,10 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	workspace, err := idParam(q, "workspace")
+	if err != nil {
+		return err
+	}
 	limit, err := intParam(q, "limit", imprint.DefaultSearchLimit)
 	if err != nil {
 		return err
@@ -47,7 +51,7 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 		return errNoSearch
 	}
 	hits, err := s.d.Search.Search(r.Context(), imprint.SearchQuery{Scope: scope, Text: text, Kinds: kinds,
-		SessionID: session, Limit: limit})
+		SessionID: session, Workspace: workspace, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -78,11 +82,15 @@ func (s *Server) getRecall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	workspace, err := idParam(q, "workspace")
+	if err != nil {
+		return err
+	}
 	if s.d.Recall == nil {
 		return errNoRecall
 	}
 	res, err := s.d.Recall.Recall(r.Context(), imprint.RecallQuery{Scope: scope, Text: text,
-		SessionID: session, BudgetTokens: budget, Persona: persona})
+		SessionID: session, Workspace: workspace, BudgetTokens: budget, Persona: persona})
 	if err != nil {
 		return err
 	}

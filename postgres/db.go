@@ -209,6 +209,22 @@ func (a *args) scope(alias string, s imprint.Scope) string {
 		" AND " + alias + "agent = " + a.add(s.Agent)
 }
 
+// workspace is the workspace filter on a table alias (" AND ..."): none
+// for ws "" (every workspace), ws only, or ws and the workspace-less
+// records with global.
+func (a *args) workspace(alias, ws string, global bool) string {
+	if ws == "" {
+		return ""
+	}
+	if alias != "" {
+		alias += "."
+	}
+	if global {
+		return " AND " + alias + "workspace IN (" + a.add(ws) + ", '')"
+	}
+	return " AND " + alias + "workspace = " + a.add(ws)
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func validScope(s imprint.Scope) error { return s.Validate() }

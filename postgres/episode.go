@@ -23,7 +23,7 @@ func scanEpisode(row pgx.Row) (imprint.Episode, error) {
 	var meta, turns, traceIDs string
 	var started, ended *time.Time
 	var created, updated time.Time
-	if err := row.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Scope.Workspace, &e.SessionID,
+	if err := row.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Workspace, &e.SessionID,
 		&e.Status, &e.ClosedBy, &meta, &turns, &traceIDs, &started, &ended, &created, &updated); err != nil {
 		return e, err
 	}
@@ -99,7 +99,7 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 	// Insert, or lock the existing row to compare its scope.
 	tag, err := tx.Exec(ctx, `INSERT INTO episodes (`+episodeCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		ON CONFLICT (id) DO NOTHING`,
-		ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Scope.Workspace, ep.SessionID, string(ep.Status),
+		ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
 		string(ep.ClosedBy), meta, turnsJSON, idsJSON, tsArg(ep.StartedAt), tsArg(ep.EndedAt), created.Time, updated.Time)
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 	}
 	q := `UPDATE episodes SET workspace = $1, session_id = $2, status = $3, closed_by = $4, meta = $5, turns = $6,
 		started_at = $7, ended_at = $8, updated_at = $9`
-	vals := []any{ep.Scope.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
+	vals := []any{ep.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
 		tsArg(ep.StartedAt), tsArg(ep.EndedAt), updated.Time}
 	if setTraceIDs {
 		q += `, trace_ids = $10`
@@ -168,7 +168,7 @@ func scanTrace(row pgx.Row) (imprint.Trace, error) {
 	var tools string
 	var tsv *time.Time
 	var created time.Time
-	if err := row.Scan(&rid, &t.ID, &t.EpisodeID, &t.Scope.Tenant, &t.Scope.User, &t.Scope.Agent, &t.Scope.Workspace,
+	if err := row.Scan(&rid, &t.ID, &t.EpisodeID, &t.Scope.Tenant, &t.Scope.User, &t.Scope.Agent, &t.Workspace,
 		&t.SessionID, &t.StepKey, &t.StepIndex, &tsv, &t.UserText, &t.AgentText, &tools, &t.Reflection, &t.ReflectionSource,
 		&t.Alpha, &t.Usable, &t.Value, &t.Priority, &t.RHuman, &t.Depth, &t.IsSubagent, &t.Truncated,
 		&t.VecSummary, &t.VecAction, &t.Embedder, &created); err != nil {
@@ -331,7 +331,7 @@ func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []
 		}
 	}
 	for _, t := range traces {
-		t.EpisodeID, t.SessionID, t.Scope = ep.ID, ep.SessionID, ep.Scope
+		t.EpisodeID, t.SessionID, t.Scope, t.Workspace = ep.ID, ep.SessionID, ep.Scope, ep.Workspace
 		if t.CreatedAt.IsZero() {
 			t.CreatedAt = now
 		}
@@ -345,7 +345,7 @@ func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []
 		}
 		words, cjk := keyword.IndexTexts(traceText(t))
 		dim := max(len(t.VecSummary), len(t.VecAction))
-		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Scope.Workspace, t.SessionID, t.StepIndex,
+		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
 			tsArg(t.TS), t.UserText, t.AgentText, toolsJSON, t.Reflection, string(t.ReflectionSource), t.Alpha, t.Usable,
 			t.Depth, t.IsSubagent, t.Truncated, vecArg(t.VecSummary), vecArg(t.VecAction), t.Embedder, dim, words, cjk}
 		// A savepoint keeps a unique violation from aborting the
@@ -419,6 +419,7 @@ func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.Tra
 	if f.SessionID != "" {
 		q += ` AND t.session_id = ` + a.add(f.SessionID)
 	}
+	q += a.workspace("t", f.Workspace, f.IncludeGlobal)
 	q += ` ORDER BY e.created_at, e.id, t.step_index, t.rid LIMIT ` + a.add(listLimit(f.Limit))
 	rows, err := db.pool.Query(ctx, q, a...)
 	return collectTraces("list traces", rows, err)

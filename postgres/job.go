@@ -23,7 +23,7 @@ func scanJob(row pgx.Row) (imprint.Job, error) {
 	var j imprint.Job
 	var kind, state string
 	var runAt, created, updated time.Time
-	err := row.Scan(&j.ID, &kind, &j.Scope.Tenant, &j.Scope.User, &j.Scope.Agent, &j.Scope.Workspace, &j.SessionID,
+	err := row.Scan(&j.ID, &kind, &j.Scope.Tenant, &j.Scope.User, &j.Scope.Agent, new(string), &j.SessionID,
 		&j.EpisodeID, &state, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.UniqueKey, &runAt, &created, &updated)
 	j.Kind, j.State = imprint.JobKind(kind), imprint.JobState(state)
 	j.RunAt, j.CreatedAt, j.UpdatedAt = imprint.At(runAt), imprint.At(created), imprint.At(updated)
@@ -70,7 +70,7 @@ func insertJob(ctx context.Context, tx pgx.Tx, j imprint.Job, now imprint.Time) 
 		state, attempts, max_attempts, last_error, unique_key, run_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, '', $10, $11, $12, $12)
 		ON CONFLICT (unique_key) WHERE unique_key <> '' AND state IN `+unfinishedStates+` DO NOTHING RETURNING id`,
-		string(j.Kind), j.Scope.Tenant, j.Scope.User, j.Scope.Agent, j.Scope.Workspace, j.SessionID, j.EpisodeID,
+		string(j.Kind), j.Scope.Tenant, j.Scope.User, j.Scope.Agent, "", j.SessionID, j.EpisodeID,
 		string(j.State), j.MaxAttempts, j.UniqueKey, j.RunAt.Time, now.Time).Scan(&j.ID)
 	if err == nil {
 		return j, true, nil

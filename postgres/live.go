@@ -93,6 +93,11 @@ func (db *DB) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID st
 				return imprint.Conflictf("episode %q already exists", newID)
 			}
 			ep.ID, ep.CreatedAt, ep.UpdatedAt = newID, now, now
+			// A live episode belongs to its session's workspace.
+			if err := tx.QueryRow(ctx, `SELECT workspace FROM sessions WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = $4`,
+				scope.Tenant, scope.User, scope.Agent, sessionID).Scan(&ep.Workspace); err != nil {
+				return err
+			}
 			if len(turns) > 0 {
 				ep.StartedAt = turns[0].TS
 			}

@@ -27,7 +27,7 @@ func scanMemory(row pgx.Row) (imprint.Memory, error) {
 	var src, meta, stamps, sups string
 	var created, updated time.Time
 	var forgotten *time.Time
-	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Workspace, &m.SessionID,
 		&m.Content, &m.Type, &m.Priority, &m.SceneName, &src, &meta, &stamps, &created, &updated, &m.Version,
 		&m.SupersededBy, &sups, &m.Extractor, &m.ContentHash, &m.Vec, &m.Embedder, &forgotten); err != nil {
 		return m, err
@@ -150,7 +150,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	if m.ForgottenAt != nil {
 		forgotten = tsArg(*m.ForgottenAt)
 	}
-	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
+	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
 		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
 		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), words, cjk, m.ID, forgotten}
 	err := db.tx(ctx, func(tx pgx.Tx) error {
@@ -205,6 +205,7 @@ func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.M
 	if f.SessionID != "" {
 		q += ` AND m.session_id = ` + a.add(f.SessionID)
 	}
+	q += a.workspace("m", f.Workspace, f.IncludeGlobal)
 	switch f.Type {
 	case "":
 	case imprint.MemoryInstruction:

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -23,7 +24,7 @@ const messageColsNoVec = `seq, tenant, user_id, agent, workspace, session_id, id
 func scanMessage(row pgx.Row) (imprint.Message, error) {
 	var m imprint.Message
 	var tsv, rec *time.Time
-	if err := row.Scan(&m.Seq, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+	if err := row.Scan(&m.Seq, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Workspace, &m.SessionID,
 		&m.ID, &m.Role, &m.Content, &tsv, &rec, &m.Speaker, &m.Vec, &m.Embedder); err != nil {
 		return m, err
 	}
@@ -78,6 +79,9 @@ func validAppend(scope imprint.Scope, sessionID string, msgs []imprint.Message) 
 		if strings.TrimSpace(m.ID) == "" {
 			return imprint.Invalidf("messages[%d].id is required", i)
 		}
+		if err := imprint.ValidateWorkspace(fmt.Sprintf("messages[%d].workspace", i), m.Workspace); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -97,6 +101,7 @@ func lockSessions(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch
 		scope imprint.Scope
 		id    string
 		key   string
+		ws    string
 	}
 	seen := map[string]bool{}
 	var all []sess
@@ -104,12 +109,12 @@ func lockSessions(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch
 		k := sessionKey(b.Scope, b.SessionID)
 		if !seen[k] {
 			seen[k] = true
-			all = append(all, sess{b.Scope, b.SessionID, k})
+			all = append(all, sess{b.Scope, b.SessionID, k, batchWorkspace(b.Messages)})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
 	for _, s := range all {
-		if err := ensureSession(ctx, tx, s.scope, s.id, now); err != nil {
+		if err := ensureSession(ctx, tx, s.scope, s.id, s.ws, now); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = $4 FOR UPDATE`,
@@ -193,7 +198,7 @@ func appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch, now imp
 		words, cjk := keyword.IndexTexts(doc.Text)
 		who, _ := keyword.IndexTexts(doc.Who)
 		var seq int64
-		err := tx.QueryRow(ctx, messageInsertSQL, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, m.ID,
+		err := tx.QueryRow(ctx, messageInsertSQL, scope.Tenant, scope.User, scope.Agent, m.Workspace, sessionID, m.ID,
 			string(m.Role), m.Content, tsArg(m.Timestamp), rec.Time, m.Speaker, vecArg(m.Vec), emb, len(m.Vec),
 			words, doc.Date, who, cjk).Scan(&seq)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -341,4 +346,14 @@ func (db *DB) SetMessageVectors(ctx context.Context, scope imprint.Scope, sessio
 		return nil
 	})
 	return dbErr("set message vectors", err)
+}
+
+// batchWorkspace is the workspace of the first message that names one.
+func batchWorkspace(msgs []imprint.Message) string {
+	for _, m := range msgs {
+		if m.Workspace != "" {
+			return m.Workspace
+		}
+	}
+	return ""
 }

@@ -91,11 +91,12 @@ func scanHit(kind imprint.Kind, rows pgx.Rows, extra ...any) (int64, imprint.Hit
 
 // hitFilter is the condition on the hit table x (scope, liveness, session,
 // exclusions), its values added to a.
-func hitFilter(a *args, scope imprint.Scope, sessionID string, exclude []string, src hitSource) string {
+func hitFilter(a *args, scope imprint.Scope, sessionID, workspace string, global bool, exclude []string, src hitSource) string {
 	filter := a.scope("x", scope) + src.live
 	if sessionID != "" {
 		filter += ` AND x.session_id = ` + a.add(sessionID)
 	}
+	filter += a.workspace("x", workspace, global)
 	if len(exclude) > 0 {
 		filter += ` AND x.id <> ALL(` + a.add(exclude) + `::text[])`
 	}
@@ -185,7 +186,7 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 		return nil, err
 	}
 	var a args
-	filter := hitFilter(&a, q.Scope, q.SessionID, q.ExcludeIDs, src)
+	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src)
 	var match, score []string
 	for i, w := range words {
 		tq := termQuery(&a, w)
@@ -341,7 +342,7 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 	if len(missing) > 0 {
 		var a args
 		keys := a.add(missing)
-		filter := hitFilter(&a, q.Scope, q.SessionID, q.ExcludeIDs, src)
+		filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src)
 		rows, err := db.pool.Query(ctx, `SELECT `+src.cols+`, x.speaker FROM messages x
 			WHERE x.seq = ANY(`+keys+`::bigint[]) AND `+filter, a...)
 		if err != nil {
@@ -417,7 +418,7 @@ func (db *DB) CountTermMatches(ctx context.Context, scope imprint.Scope, kind im
 			continue
 		}
 		var a args
-		filter := hitFilter(&a, scope, "", nil, src)
+		filter := hitFilter(&a, scope, "", "", false, nil, src)
 		var match []string
 		for _, w := range fq.Words {
 			match = append(match, `x.words @@ `+termQuery(&a, w))

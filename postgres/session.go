@@ -24,16 +24,19 @@ func scanSession(row pgx.Row) (imprint.Session, error) {
 	var s imprint.Session
 	var last *time.Time
 	var created, updated time.Time
-	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Scope.Workspace, &s.ID, &s.Cursor,
+	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Workspace, &s.ID, &s.Cursor,
 		&s.LastSceneName, &s.RoundsSinceExtraction, &s.ExtractionDue, &last, &created, &updated, &s.BetweenPeople)
 	s.LastExtractedAt, s.CreatedAt, s.UpdatedAt = tsOf(last), imprint.At(created), imprint.At(updated)
 	return s, err
 }
 
-func ensureSession(ctx context.Context, tx pgx.Tx, scope imprint.Scope, id string, now imprint.Time) error {
+// ensureSession creates the session when needed; a session without a
+// workspace takes workspace when one is given.
+func ensureSession(ctx context.Context, tx pgx.Tx, scope imprint.Scope, id, workspace string, now imprint.Time) error {
 	_, err := tx.Exec(ctx, `INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant, user_id, agent, id) DO NOTHING`,
-		scope.Tenant, scope.User, scope.Agent, scope.Workspace, id, now.Time)
+		VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (tenant, user_id, agent, id) DO UPDATE SET workspace = excluded.workspace
+		WHERE sessions.workspace = '' AND excluded.workspace <> ''`,
+		scope.Tenant, scope.User, scope.Agent, workspace, id, now.Time)
 	return err
 }
 
@@ -132,7 +135,7 @@ func (db *DB) MarkBetweenPeople(ctx context.Context, scope imprint.Scope, sessio
 	}
 	now := imprint.Now()
 	err := db.tx(ctx, func(tx pgx.Tx) error {
-		if err := ensureSession(ctx, tx, scope, sessionID, now); err != nil {
+		if err := ensureSession(ctx, tx, scope, sessionID, "", now); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `UPDATE sessions SET between_people = true, updated_at = $1

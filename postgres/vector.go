@@ -56,7 +56,7 @@ func (db *DB) SearchVector(ctx context.Context, q imprint.VectorQuery) ([]imprin
 	limit := clampLimit(q.Limit)
 	cols := vecCols[q.Kind]
 	var a args
-	filter := hitFilter(&a, q.Scope, q.SessionID, q.ExcludeIDs, src) +
+	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src) +
 		` AND x.embedder = ` + a.add(q.Embedder) + ` AND x.dim = ` + a.add(len(q.Vector))
 	var has []string
 	for _, c := range cols {

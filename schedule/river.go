@@ -332,7 +332,7 @@ var unfinishedStates = []rivertype.JobState{
 
 // riverArgsFor returns the River args of j's kind.
 func riverArgsFor(j imprint.Job) (river.JobArgs, error) {
-	f := jobFields{Tenant: j.Scope.Tenant, User: j.Scope.User, Agent: j.Scope.Agent, Workspace: j.Scope.Workspace,
+	f := jobFields{Tenant: j.Scope.Tenant, User: j.Scope.User, Agent: j.Scope.Agent,
 		SessionID: j.SessionID, EpisodeID: j.EpisodeID, UniqueKey: j.UniqueKey}
 	switch j.Kind {
 	case imprint.JobCapture:
@@ -548,14 +548,13 @@ type jobFields struct {
 	Tenant    string `json:"tenant"`
 	User      string `json:"user"`
 	Agent     string `json:"agent"`
-	Workspace string `json:"workspace,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
 	EpisodeID string `json:"episode_id,omitempty"`
 	UniqueKey string `json:"unique_key,omitempty" river:"unique"`
 }
 
 func (f jobFields) fill(j *imprint.Job) {
-	j.Scope = imprint.Scope{Tenant: f.Tenant, User: f.User, Agent: f.Agent, Workspace: f.Workspace}
+	j.Scope = imprint.Scope{Tenant: f.Tenant, User: f.User, Agent: f.Agent}
 	j.SessionID, j.EpisodeID, j.UniqueKey = f.SessionID, f.EpisodeID, f.UniqueKey
 }
 

@@ -73,7 +73,7 @@ func (db *DB) ListEpisodes(ctx context.Context, scope imprint.Scope, f imprint.E
 	for rows.Next() {
 		var e imprint.Episode
 		var meta, traceIDs, started, ended, created, updated string
-		if err := rows.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Scope.Workspace, &e.SessionID,
+		if err := rows.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Workspace, &e.SessionID,
 			&e.Status, &e.ClosedBy, &meta, &traceIDs, &started, &ended, &created, &updated, &e.TurnCount); err != nil {
 			return nil, dbErr("list episodes", err)
 		}

@@ -319,6 +319,22 @@ func scopeWhere(alias string) string {
 	return alias + "tenant = ? AND " + alias + "user_id = ? AND " + alias + "agent = ?"
 }
 
+// workspaceWhere is the workspace filter on a table alias (" AND ..."),
+// and its arguments: none for ws "" (every workspace), ws only, or ws and
+// the workspace-less records with global.
+func workspaceWhere(alias, ws string, global bool) (string, []any) {
+	if ws == "" {
+		return "", nil
+	}
+	if alias != "" {
+		alias += "."
+	}
+	if global {
+		return " AND " + alias + "workspace IN (?, '')", []any{ws}
+	}
+	return " AND " + alias + "workspace = ?", []any{ws}
+}
+
 func validScope(s imprint.Scope) error {
 	if err := s.Validate(); err != nil {
 		return err

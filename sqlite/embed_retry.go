@@ -90,18 +90,18 @@ func (db *DB) SetMemoryVector(ctx context.Context, scope imprint.Scope, id strin
 	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		var rid int64
-		var session string
+		var session, ws string
 		var live bool
 		err := tx.QueryRowContext(ctx, `UPDATE memories SET vec = ?, embedder = ?, dim = ?
-			WHERE id = ? AND `+scopeWhere("")+` AND vec IS NULL RETURNING rid, session_id, superseded_by IS NULL AND forgotten_at IS NULL`,
-			append([]any{vector.Encode(vec), embedder, len(vec), id}, scopeArgs(scope)...)...).Scan(&rid, &session, &live)
+			WHERE id = ? AND `+scopeWhere("")+` AND vec IS NULL RETURNING rid, session_id, workspace, superseded_by IS NULL AND forgotten_at IS NULL`,
+			append([]any{vector.Encode(vec), embedder, len(vec), id}, scopeArgs(scope)...)...).Scan(&rid, &session, &ws, &live)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		return func() { db.vecUpsert(imprint.KindMemory, embedder, rid, id, scope, session, live, vec) }, nil
+		return func() { db.vecUpsert(imprint.KindMemory, embedder, rid, id, scope, session, ws, live, vec) }, nil
 	})
 	return dbErr("set memory vector", err)
 }
@@ -130,17 +130,17 @@ func (db *DB) SetTraceVectors(ctx context.Context, scope imprint.Scope, id strin
 	dim := max(len(summary), len(action))
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		var rid int64
-		var session string
+		var session, ws string
 		err := tx.QueryRowContext(ctx, `UPDATE traces SET vec_summary = ?, vec_action = ?, embedder = ?, dim = ?
-			WHERE id = ? AND `+scopeWhere("")+` AND vec_summary IS NULL AND vec_action IS NULL RETURNING rid, session_id`,
-			append([]any{blob(summary), blob(action), embedder, dim, id}, scopeArgs(scope)...)...).Scan(&rid, &session)
+			WHERE id = ? AND `+scopeWhere("")+` AND vec_summary IS NULL AND vec_action IS NULL RETURNING rid, session_id, workspace`,
+			append([]any{blob(summary), blob(action), embedder, dim, id}, scopeArgs(scope)...)...).Scan(&rid, &session, &ws)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		return func() { db.vecUpsert(imprint.KindTrace, embedder, rid, id, scope, session, true, summary, action) }, nil
+		return func() { db.vecUpsert(imprint.KindTrace, embedder, rid, id, scope, session, ws, true, summary, action) }, nil
 	})
 	return dbErr("set trace vectors", err)
 }

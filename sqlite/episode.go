@@ -17,7 +17,7 @@ const episodeCols = `id, tenant, user_id, agent, workspace, session_id, status, 
 func scanEpisode(row interface{ Scan(...any) error }) (imprint.Episode, error) {
 	var e imprint.Episode
 	var meta, turns, traceIDs, started, ended, created, updated string
-	if err := row.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Scope.Workspace, &e.SessionID,
+	if err := row.Scan(&e.ID, &e.Scope.Tenant, &e.Scope.User, &e.Scope.Agent, &e.Workspace, &e.SessionID,
 		&e.Status, &e.ClosedBy, &meta, &turns, &traceIDs, &started, &ended, &created, &updated); err != nil {
 		return e, err
 	}
@@ -102,13 +102,13 @@ func upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTrace
 	}
 	if !exists {
 		_, err = tx.ExecContext(ctx, `INSERT INTO episodes (`+episodeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Scope.Workspace, ep.SessionID, string(ep.Status),
+			ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
 			string(ep.ClosedBy), meta, turnsJSON, idsJSON, ts(ep.StartedAt), ts(ep.EndedAt), ts(created), ts(updated))
 		return err
 	}
 	q := `UPDATE episodes SET workspace = ?, session_id = ?, status = ?, closed_by = ?, meta = ?, turns = ?,
 		started_at = ?, ended_at = ?, updated_at = ?`
-	args := []any{ep.Scope.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
+	args := []any{ep.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
 		ts(ep.StartedAt), ts(ep.EndedAt), ts(updated)}
 	if setTraceIDs {
 		q += `, trace_ids = ?`

@@ -98,7 +98,7 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 			for _, a := range written {
 				db.vecRemove(imprint.KindTrace, a.rid)
 				if a.t.Embedder != "" {
-					db.vecUpsert(imprint.KindTrace, a.t.Embedder, a.rid, a.t.ID, a.t.Scope, a.t.SessionID, true,
+					db.vecUpsert(imprint.KindTrace, a.t.Embedder, a.rid, a.t.ID, a.t.Scope, a.t.SessionID, a.t.Workspace, true,
 						a.t.VecSummary, a.t.VecAction)
 				}
 			}
@@ -150,7 +150,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 		removedRID(rid)
 	}
 	for _, t := range traces {
-		t.EpisodeID, t.SessionID, t.Scope = ep.ID, ep.SessionID, ep.Scope
+		t.EpisodeID, t.SessionID, t.Scope, t.Workspace = ep.ID, ep.SessionID, ep.Scope, ep.Workspace
 		if t.CreatedAt.IsZero() {
 			t.CreatedAt = now
 		}
@@ -171,7 +171,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 			rh = *t.RHuman
 		}
 		dim := max(len(t.VecSummary), len(t.VecAction))
-		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Scope.Workspace, t.SessionID, t.StepIndex,
+		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
 			ts(t.TS), t.UserText, t.AgentText, toolsJSON, refl, string(t.ReflectionSource), t.Alpha, boolInt(t.Usable),
 			t.Value, t.Priority, rh, t.Depth, boolInt(t.IsSubagent), boolInt(t.Truncated),
 			blobOrNil(t.VecSummary), blobOrNil(t.VecAction), t.Embedder, dim}

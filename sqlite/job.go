@@ -22,7 +22,7 @@ const unfinishedStates = `('available', 'running', 'retryable')`
 func scanJob(row interface{ Scan(...any) error }) (imprint.Job, error) {
 	var j imprint.Job
 	var kind, state, runAt, created, updated string
-	err := row.Scan(&j.ID, &kind, &j.Scope.Tenant, &j.Scope.User, &j.Scope.Agent, &j.Scope.Workspace, &j.SessionID,
+	err := row.Scan(&j.ID, &kind, &j.Scope.Tenant, &j.Scope.User, &j.Scope.Agent, new(string), &j.SessionID,
 		&j.EpisodeID, &state, &j.Attempts, &j.MaxAttempts, &j.LastError, &j.UniqueKey, &runAt, &created, &updated)
 	j.Kind, j.State = imprint.JobKind(kind), imprint.JobState(state)
 	j.RunAt, j.CreatedAt, j.UpdatedAt = parseTS(runAt), parseTS(created), parseTS(updated)
@@ -66,7 +66,7 @@ func insertJob(ctx context.Context, tx *sql.Tx, j imprint.Job, now imprint.Time)
 	err := tx.QueryRowContext(ctx, `INSERT INTO jobs (kind, tenant, user_id, agent, workspace, session_id, episode_id,
 		state, attempts, max_attempts, last_error, unique_key, run_at, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?) RETURNING id`,
-		string(j.Kind), j.Scope.Tenant, j.Scope.User, j.Scope.Agent, j.Scope.Workspace, j.SessionID, j.EpisodeID,
+		string(j.Kind), j.Scope.Tenant, j.Scope.User, j.Scope.Agent, "", j.SessionID, j.EpisodeID,
 		string(j.State), j.MaxAttempts, j.UniqueKey, ts(j.RunAt), ts(now), ts(now)).Scan(&j.ID)
 	if err != nil {
 		return j, false, err

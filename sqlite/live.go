@@ -132,6 +132,11 @@ func (db *DB) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID st
 				return nil, imprint.Conflictf("episode %q already exists", newID)
 			}
 			ep.ID, ep.CreatedAt, ep.UpdatedAt = newID, now, now
+			// A live episode belongs to its session's workspace.
+			if err := tx.QueryRowContext(ctx, `SELECT workspace FROM sessions WHERE `+scopeWhere("")+` AND id = ?`,
+				append(scopeArgs(scope), sessionID)...).Scan(&ep.Workspace); err != nil {
+				return nil, err
+			}
 			if len(turns) > 0 {
 				ep.StartedAt = turns[0].TS
 			}

@@ -26,7 +26,7 @@ func scanMemory(row interface{ Scan(...any) error }) (imprint.Memory, error) {
 	var src, meta, stamps, created, updated, sups string
 	var supBy, forgotten sql.NullString
 	var vec []byte
-	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+	if err := row.Scan(&rid, &m.ID, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Workspace, &m.SessionID,
 		&m.Content, &m.Type, &m.Priority, &m.SceneName, &src, &meta, &stamps, &created, &updated, &m.Version,
 		&supBy, &sups, &m.Extractor, &m.ContentHash, &vec, &m.Embedder, &forgotten); err != nil {
 		return m, err
@@ -147,7 +147,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	err := db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
 		targets = targets[:0]
 		fts := rawFTSWriter(tx, "memory")
-		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Scope.Workspace, m.SessionID, m.Content,
+		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
 			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
 			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID, forgotten}
 		// A new id is one statement; an existing one is rewritten in place
@@ -189,7 +189,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		return func() {
 			db.vecRemove(imprint.KindMemory, rid)
 			if len(m.Vec) > 0 {
-				db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, live, m.Vec)
+				db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, m.Workspace, live, m.Vec)
 			}
 			for _, t := range targets {
 				db.vecRemove(imprint.KindMemory, t)
@@ -244,6 +244,8 @@ func (db *DB) ListMemories(ctx context.Context, scope imprint.Scope, f imprint.M
 		q += ` AND m.session_id = ?`
 		args = append(args, f.SessionID)
 	}
+	w, wargs := workspaceWhere("m", f.Workspace, f.IncludeGlobal)
+	q, args = q+w, append(args, wargs...)
 	switch f.Type {
 	case "":
 	case imprint.MemoryInstruction:

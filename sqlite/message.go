@@ -23,7 +23,7 @@ func scanMessage(row interface{ Scan(...any) error }) (imprint.Message, error) {
 	var m imprint.Message
 	var tsS, rec string
 	var vec []byte
-	if err := row.Scan(&m.Seq, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Scope.Workspace, &m.SessionID,
+	if err := row.Scan(&m.Seq, &m.Scope.Tenant, &m.Scope.User, &m.Scope.Agent, &m.Workspace, &m.SessionID,
 		&m.ID, &m.Role, &m.Content, &tsS, &rec, &m.Speaker, &vec, &m.Embedder); err != nil {
 		return m, err
 	}
@@ -51,8 +51,10 @@ var (
 		WHERE ` + scopeWhere("") + ` AND id = ?`)
 	// sessionEnsureSQL and sessionGetSQL are ensureSession and getSession
 	// as prepared statements, for the append path.
+	// A session takes the workspace of the first messages that name one.
 	sessionEnsureSQL = wsql(`INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, agent, id) DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, agent, id) DO UPDATE SET workspace = excluded.workspace
+		WHERE sessions.workspace = '' AND excluded.workspace <> ''`)
 	sessionGetSQL = wsql(`SELECT ` + sessionCols + ` FROM sessions WHERE ` + scopeWhere("") + ` AND id = ?`)
 )
 
@@ -82,6 +84,9 @@ func validAppend(scope imprint.Scope, sessionID string, msgs []imprint.Message) 
 	for i, m := range msgs {
 		if strings.TrimSpace(m.ID) == "" {
 			return imprint.Invalidf("messages[%d].id is required", i)
+		}
+		if err := imprint.ValidateWorkspace(fmt.Sprintf("messages[%d].workspace", i), m.Workspace); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -118,7 +123,7 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 		}
 		return func() {
 			for _, v := range vecAdds {
-				db.vecUpsert(imprint.KindMessage, v.m.Embedder, v.seq, v.m.ID, v.scope, v.sessionID, true, v.m.Vec)
+				db.vecUpsert(imprint.KindMessage, v.m.Embedder, v.seq, v.m.ID, v.scope, v.sessionID, v.m.Workspace, true, v.m.Vec)
 			}
 		}, nil
 	})
@@ -187,7 +192,7 @@ func (a *messageAppender) close() {
 func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, now imprint.Time, vecAdds *[]messageVecAdd) (imprint.AppendResult, error) {
 	var res imprint.AppendResult
 	scope, sessionID := b.Scope, b.SessionID
-	if _, err := a.ensure.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, ts(now), ts(now)); err != nil {
+	if _, err := a.ensure.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, batchWorkspace(b.Messages), sessionID, ts(now), ts(now)); err != nil {
 		return res, err
 	}
 	seen := make(map[string]bool, len(b.Messages))
@@ -215,7 +220,7 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 		if len(m.Vec) > 0 {
 			blob, emb = vector.Encode(m.Vec), m.Embedder
 		}
-		r, err := a.ins.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, scope.Workspace, sessionID, m.ID,
+		r, err := a.ins.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, m.Workspace, sessionID, m.ID,
 			string(m.Role), m.Content, ts(m.Timestamp), ts(rec), m.Speaker, blob, emb, len(m.Vec))
 		if err != nil {
 			return res, err
@@ -369,13 +374,14 @@ func (db *DB) SetMessageVectors(ctx context.Context, scope imprint.Scope, sessio
 	type set struct {
 		seq int64
 		id  string
+		ws  string
 		v   []float32
 	}
 	var done []set
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		done = done[:0]
 		st, err := tx.PrepareContext(ctx, `UPDATE messages SET vec = ?, embedder = ?, dim = ?
-			WHERE `+scopeWhere("")+` AND session_id = ? AND id = ? AND vec IS NULL RETURNING seq`)
+			WHERE `+scopeWhere("")+` AND session_id = ? AND id = ? AND vec IS NULL RETURNING seq, workspace`)
 		if err != nil {
 			return nil, err
 		}
@@ -385,18 +391,19 @@ func (db *DB) SetMessageVectors(ctx context.Context, scope imprint.Scope, sessio
 				continue
 			}
 			var seq int64
-			err := st.QueryRowContext(ctx, append([]any{vector.Encode(v), embedder, len(v)}, append(scopeArgs(scope), sessionID, id)...)...).Scan(&seq)
+			var ws string
+			err := st.QueryRowContext(ctx, append([]any{vector.Encode(v), embedder, len(v)}, append(scopeArgs(scope), sessionID, id)...)...).Scan(&seq, &ws)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
 			if err != nil {
 				return nil, err
 			}
-			done = append(done, set{seq, id, v})
+			done = append(done, set{seq, id, ws, v})
 		}
 		return func() {
 			for _, d := range done {
-				db.vecUpsert(imprint.KindMessage, embedder, d.seq, d.id, scope, sessionID, true, d.v)
+				db.vecUpsert(imprint.KindMessage, embedder, d.seq, d.id, scope, sessionID, d.ws, true, d.v)
 			}
 		}, nil
 	})
@@ -411,4 +418,14 @@ func (db *DB) queryMessageStmt(ctx context.Context, op, q string, args ...any) (
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	return scanMessages(op, rows, err)
+}
+
+// batchWorkspace is the workspace of the first message that names one.
+func batchWorkspace(msgs []imprint.Message) string {
+	for _, m := range msgs {
+		if m.Workspace != "" {
+			return m.Workspace
+		}
+	}
+	return ""
 }

@@ -130,6 +130,8 @@ func hitFilterOn(scope string, q imprint.TextQuery, src hitSource) (string, []an
 		filter += ` AND x.session_id = ?`
 		fargs = append(fargs, q.SessionID)
 	}
+	w, wargs := workspaceWhere("x", q.Workspace, q.IncludeGlobal)
+	filter, fargs = filter+w, append(fargs, wargs...)
 	if len(q.ExcludeIDs) > 0 {
 		filter += ` AND x.id NOT IN (` + placeholders(len(q.ExcludeIDs)) + `)`
 		for _, id := range q.ExcludeIDs {
@@ -467,7 +469,7 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 			return nil, err
 		}
 		var rows *sql.Rows
-		if q.SessionID == "" && len(q.ExcludeIDs) == 0 {
+		if q.SessionID == "" && q.Workspace == "" && len(q.ExcludeIDs) == 0 {
 			st, err := db.readStmt(neighbourHitsSQL)
 			if err != nil {
 				return nil, err

@@ -23,7 +23,7 @@ func scanSession(row interface{ Scan(...any) error }) (imprint.Session, error) {
 	var s imprint.Session
 	var due, people int
 	var last, created, updated string
-	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Scope.Workspace, &s.ID, &s.Cursor,
+	err := row.Scan(&s.Scope.Tenant, &s.Scope.User, &s.Scope.Agent, &s.Workspace, &s.ID, &s.Cursor,
 		&s.LastSceneName, &s.RoundsSinceExtraction, &due, &last, &created, &updated, &people)
 	s.ExtractionDue, s.BetweenPeople = due != 0, people != 0
 	s.LastExtractedAt, s.CreatedAt, s.UpdatedAt = parseTS(last), parseTS(created), parseTS(updated)
@@ -33,7 +33,7 @@ func scanSession(row interface{ Scan(...any) error }) (imprint.Session, error) {
 func ensureSession(ctx context.Context, q querier, scope imprint.Scope, id string, now imprint.Time) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, user_id, agent, id) DO NOTHING`,
-		scope.Tenant, scope.User, scope.Agent, scope.Workspace, id, ts(now), ts(now))
+		scope.Tenant, scope.User, scope.Agent, "", id, ts(now), ts(now))
 	return err
 }
 

@@ -24,7 +24,7 @@ func scanTrace(row interface{ Scan(...any) error }) (imprint.Trace, error) {
 	var rh sql.NullFloat64
 	var usable, sub, trunc int
 	var vs, va []byte
-	if err := row.Scan(&rid, &t.ID, &t.EpisodeID, &t.Scope.Tenant, &t.Scope.User, &t.Scope.Agent, &t.Scope.Workspace,
+	if err := row.Scan(&rid, &t.ID, &t.EpisodeID, &t.Scope.Tenant, &t.Scope.User, &t.Scope.Agent, &t.Workspace,
 		&t.SessionID, &t.StepKey, &t.StepIndex, &tsS, &t.UserText, &t.AgentText, &tools, &refl, &t.ReflectionSource,
 		&t.Alpha, &usable, &t.Value, &t.Priority, &rh, &t.Depth, &sub, &trunc, &vs, &va, &t.Embedder, &created); err != nil {
 		return t, err
@@ -137,6 +137,8 @@ func (db *DB) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.Tra
 		q += ` AND t.session_id = ?`
 		args = append(args, f.SessionID)
 	}
+	w, wargs := workspaceWhere("t", f.Workspace, f.IncludeGlobal)
+	q, args = q+w, append(args, wargs...)
 	q += ` ORDER BY e.created_at, e.id, t.step_index, t.rid LIMIT ?`
 	rows, err := db.r.QueryContext(ctx, q, append(args, f.Limit)...)
 	if err != nil {

@@ -23,6 +23,7 @@ type vecRow struct {
 	id      string
 	scope   int32
 	session int32
+	ws      int32 // workspace
 	live    bool
 }
 
@@ -38,10 +39,12 @@ type vecIndex struct {
 	byRID    map[int64][2]int32
 	scopes   map[string]int32
 	sessions map[string]int32
+	// workspaces interns workspace names, "" (none) included.
+	workspaces map[string]int32
 }
 
 func newVecIndex() *vecIndex {
-	return &vecIndex{byRID: map[int64][2]int32{}, scopes: map[string]int32{}, sessions: map[string]int32{}}
+	return &vecIndex{byRID: map[int64][2]int32{}, scopes: map[string]int32{}, sessions: map[string]int32{}, workspaces: map[string]int32{}}
 }
 
 // scopeKey is the key of a scope in the index, its parts escaped so that
@@ -61,12 +64,12 @@ func intern(m map[string]int32, s string) int32 {
 
 // upsert sets the vectors of record rid (caller holds the write lock).
 // Vectors of the wrong dimension are skipped.
-func (x *vecIndex) upsert(rid int64, id string, scope imprint.Scope, session string, live bool, vecs ...[]float32) {
+func (x *vecIndex) upsert(rid int64, id string, scope imprint.Scope, session, workspace string, live bool, vecs ...[]float32) {
 	slots, ok := x.byRID[rid]
 	if !ok {
 		slots = [2]int32{-1, -1}
 	}
-	sc, se := intern(x.scopes, scopeKey(scope)), intern(x.sessions, session)
+	sc, se, ws := intern(x.scopes, scopeKey(scope)), intern(x.sessions, session), intern(x.workspaces, workspace)
 	for i, v := range vecs {
 		if i >= 2 {
 			break
@@ -83,7 +86,7 @@ func (x *vecIndex) upsert(rid int64, id string, scope imprint.Scope, session str
 		if len(v) != x.mat.Dim {
 			continue
 		}
-		row := vecRow{rid: rid, id: id, scope: sc, session: se, live: live}
+		row := vecRow{rid: rid, id: id, scope: sc, session: se, ws: ws, live: live}
 		if slots[i] >= 0 {
 			x.mat.Set(int(slots[i]), v)
 			x.rows[slots[i]] = row
@@ -124,7 +127,7 @@ func (db *DB) index(ctx context.Context, key vecKey) (*vecIndex, error) {
 	if err := db.loadIndex(ctx, key, x); err != nil {
 		// Start over next time rather than keep a partial index.
 		x.mat, x.rows = vector.Matrix{}, nil
-		x.byRID, x.scopes, x.sessions = map[int64][2]int32{}, map[string]int32{}, map[string]int32{}
+		x.byRID, x.scopes, x.sessions, x.workspaces = map[int64][2]int32{}, map[string]int32{}, map[string]int32{}, map[string]int32{}
 		return nil, err
 	}
 	x.loaded = true
@@ -135,12 +138,12 @@ func (db *DB) loadIndex(ctx context.Context, key vecKey, x *vecIndex) error {
 	var q string
 	switch key.kind {
 	case imprint.KindMessage:
-		q = `SELECT seq, id, tenant, user_id, agent, session_id, 1, vec, NULL FROM messages WHERE embedder = ? AND vec IS NOT NULL`
+		q = `SELECT seq, id, tenant, user_id, agent, session_id, workspace, 1, vec, NULL FROM messages WHERE embedder = ? AND vec IS NOT NULL`
 	case imprint.KindMemory:
-		q = `SELECT rid, id, tenant, user_id, agent, session_id, superseded_by IS NULL AND forgotten_at IS NULL, vec, NULL FROM memories
+		q = `SELECT rid, id, tenant, user_id, agent, session_id, workspace, superseded_by IS NULL AND forgotten_at IS NULL, vec, NULL FROM memories
 			WHERE embedder = ? AND vec IS NOT NULL`
 	case imprint.KindTrace:
-		q = `SELECT rid, id, tenant, user_id, agent, session_id, 1, vec_summary, vec_action FROM traces
+		q = `SELECT rid, id, tenant, user_id, agent, session_id, workspace, 1, vec_summary, vec_action FROM traces
 			WHERE embedder = ? AND (vec_summary IS NOT NULL OR vec_action IS NOT NULL)`
 	default:
 		return imprint.Invalidf("kind %q is not memory, trace or message", key.kind)
@@ -152,11 +155,11 @@ func (db *DB) loadIndex(ctx context.Context, key vecKey, x *vecIndex) error {
 	defer rows.Close()
 	for rows.Next() {
 		var rid int64
-		var id, session string
+		var id, session, ws string
 		var s imprint.Scope
 		var live int
 		var b1, b2 []byte
-		if err := rows.Scan(&rid, &id, &s.Tenant, &s.User, &s.Agent, &session, &live, &b1, &b2); err != nil {
+		if err := rows.Scan(&rid, &id, &s.Tenant, &s.User, &s.Agent, &session, &ws, &live, &b1, &b2); err != nil {
 			return fmt.Errorf("load %s vectors: %w", key.kind, err)
 		}
 		vecs := make([][]float32, 0, 2)
@@ -169,14 +172,14 @@ func (db *DB) loadIndex(ctx context.Context, key vecKey, x *vecIndex) error {
 			}
 			vecs = append(vecs, v)
 		}
-		x.upsert(rid, id, s, session, live != 0, vecs...)
+		x.upsert(rid, id, s, session, ws, live != 0, vecs...)
 	}
 	return rows.Err()
 }
 
 // vecUpsert applies a committed write to the loaded index of (kind,
 // embedder); indexes not loaded yet will read the row when they load.
-func (db *DB) vecUpsert(kind imprint.Kind, embedder string, rid int64, id string, scope imprint.Scope, session string, live bool, vecs ...[]float32) {
+func (db *DB) vecUpsert(kind imprint.Kind, embedder string, rid int64, id string, scope imprint.Scope, session, workspace string, live bool, vecs ...[]float32) {
 	db.vmu.Lock()
 	x := db.vecs[vecKey{kind, embedder}]
 	db.vmu.Unlock()
@@ -186,7 +189,7 @@ func (db *DB) vecUpsert(kind imprint.Kind, embedder string, rid int64, id string
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.loaded {
-		x.upsert(rid, id, scope, session, live, vecs...)
+		x.upsert(rid, id, scope, session, workspace, live, vecs...)
 	}
 }
 
@@ -230,6 +233,18 @@ func (x *vecIndex) topK(q imprint.VectorQuery, limit int) []vecCandidate {
 			return nil
 		}
 	}
+	// ws and global are the workspaces kept (0: none); with no workspace
+	// asked for, every one.
+	var ws, global int32
+	if q.Workspace != "" {
+		ws = x.workspaces[q.Workspace]
+		if q.IncludeGlobal {
+			global = x.workspaces[""]
+		}
+		if ws == 0 && global == 0 {
+			return nil
+		}
+	}
 	var excl map[string]bool
 	if len(q.ExcludeIDs) > 0 {
 		excl = make(map[string]bool, len(q.ExcludeIDs))
@@ -241,6 +256,9 @@ func (x *vecIndex) topK(q imprint.VectorQuery, limit int) []vecCandidate {
 	keep := func(i int) bool {
 		r := &rows[i]
 		if !r.live || r.scope != sc || (se != 0 && r.session != se) {
+			return false
+		}
+		if q.Workspace != "" && (r.ws == 0 || (r.ws != ws && r.ws != global)) {
 			return false
 		}
 		return excl == nil || !excl[r.id]

@@ -72,6 +72,10 @@ func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"PurgeMemories", testPurgeMemories},
 		{"PurgeMessages", testPurgeMessages},
 		{"ListNoLimit", testListNoLimit},
+		{"WorkspaceMemories", testWorkspaceMemories},
+		{"WorkspaceTraces", testWorkspaceTraces},
+		{"WorkspaceMessages", testWorkspaceMessages},
+		{"WorkspaceSearch", testWorkspaceSearch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

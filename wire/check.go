@@ -46,7 +46,7 @@ func CheckID(file, path, id string) error {
 // CheckScope checks the scope parts an input gives; a part left empty
 // takes its default later.
 func CheckScope(file, label string, sc imprint.Scope) error {
-	for _, p := range []struct{ name, v string }{{"tenant", sc.Tenant}, {"user", sc.User}, {"agent", sc.Agent}, {"workspace", sc.Workspace}} {
+	for _, p := range []struct{ name, v string }{{"tenant", sc.Tenant}, {"user", sc.User}, {"agent", sc.Agent}} {
 		if err := CheckID(file, Field(label, "scope."+p.name), p.v); err != nil {
 			return err
 		}

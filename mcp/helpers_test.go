@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/embedding"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/mcp"
@@ -48,6 +49,7 @@ func newStack(t *testing.T) *stack {
 		Store: db, Search: searcher, Recorder: rec,
 		Recall:   search.Recaller{Searcher: searcher, Memories: db, Traces: db, Messages: db},
 		Sessions: mcp.EnderFunc(extractInProcess(db, ext)),
+		Memories: curate.New(curate.Deps{Store: db, Extract: ext, Redact: redact.String}),
 	}, mcp.Config{Scope: st.scope, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

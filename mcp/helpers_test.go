@@ -32,7 +32,9 @@ type stack struct {
 	scope imprint.Scope
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T) *stack { return newStackTB(t) }
+
+func newStackTB(t testing.TB) *stack {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "imprint.db"))
@@ -73,7 +75,7 @@ func extractInProcess(db *sqlite.DB, ext *extract.Runner) func(ctx context.Conte
 
 // connect opens a client session on the stack's server over an in-memory
 // transport.
-func (st *stack) connect(t *testing.T, opts *sdk.ClientOptions) *sdk.ClientSession {
+func (st *stack) connect(t testing.TB, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, stt := sdk.NewInMemoryTransports()
@@ -91,7 +93,7 @@ func (st *stack) connect(t *testing.T, opts *sdk.ClientOptions) *sdk.ClientSessi
 }
 
 // putMemory stores a memory of the stack's scope directly.
-func (st *stack) putMemory(t *testing.T, id, content string, typ imprint.MemoryType) imprint.Memory {
+func (st *stack) putMemory(t testing.TB, id, content string, typ imprint.MemoryType) imprint.Memory {
 	t.Helper()
 	ctx := context.Background()
 	vecs, err := st.emb.Embed(ctx, []string{content})

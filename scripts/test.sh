@@ -4,7 +4,8 @@
 #   RACE=1 ./scripts/test.sh     # the tests under the race detector
 #   SHORT=1 ./scripts/test.sh    # go test -short (skips the slow tests)
 # It first installs what the tests need beyond Go (scripts/install-test-deps.sh:
-# chromium for the browser test); without it that test skips, or fails under CI=true.
+# chromium for the browser test) and scripts/install-mcp-e2e.sh (the MCP TypeScript SDK for
+# the MCP end-to-end test); without them those tests skip, or fail under CI=true.
 # It starts a throwaway PostgreSQL (scripts/postgres.sh) for the postgres store's
 # tests unless IMPRINT_TEST_POSTGRES already names a database, and stops it at the end.
 set -euo pipefail
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 
 echo "== test dependencies"
 ./scripts/install-test-deps.sh || echo "warning: test dependencies are missing: the browser test skips (and fails under CI=true)" >&2
+./scripts/install-mcp-e2e.sh || echo "warning: the MCP end-to-end client is missing: TestMCPTypeScriptSDK skips (and fails under CI=true)" >&2
 
 echo "== PostgreSQL"
 if [ -z "${IMPRINT_TEST_POSTGRES:-}" ]; then

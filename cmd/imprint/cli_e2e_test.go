@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 
 // imprintBin builds the imprint binary once for the package's tests and
 // returns its path.
-func imprintBin(t *testing.T) string {
+func imprintBin(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary; skipped with -short")

@@ -10,6 +10,7 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/mcp"
 	"github.com/imprint-dev/imprint/search"
 )
@@ -48,13 +49,30 @@ func newMCPCmd(a *App) *cobra.Command {
 // version is the binary's version reported to MCP hosts.
 const version = "dev"
 
-// mcpDeps wires the MCP server to a running service (--server) or to the
-// local store, where end_session extracts in process.
+// mcpDeps wires the MCP server to a running service (--server, else the
+// imprint serve holding the data dir) or to the local store, where
+// end_session extracts in process.
 func (a *App) mcpDeps(ctx context.Context, cmd *cobra.Command, server, token string) (mcp.Deps, error) {
-	if c, err := a.remoteClient(cmd, server, token); err != nil {
+	c, err := a.remoteClient(cmd, server, token)
+	if err != nil {
 		return mcp.Deps{}, err
-	} else if c != nil {
-		return mcp.Deps{Store: clientReader{c}, Search: c, Recall: c, Recorder: c, Sessions: mcp.Queued(c), Logger: a.Logger}, nil
+	}
+	if c == nil {
+		// An imprint serve holding the data dir owns its files: go through it.
+		url, err := ingest.RunningService(a.Config.DataDir)
+		if err != nil {
+			return mcp.Deps{}, err
+		}
+		if url != "" {
+			if c, err = a.newClient(cmd, url, token); err != nil {
+				return mcp.Deps{}, err
+			}
+			a.Logger.Info("mcp: the data dir is held by imprint serve; using it", "url", url)
+		}
+	}
+	if c != nil {
+		return mcp.Deps{Store: clientReader{c}, Search: c, Recall: c, Recorder: c, Sessions: mcp.Queued(c),
+			Memories: httpapi.ClientMemories{C: c}, Logger: a.Logger}, nil
 	}
 	st, err := a.Store(ctx)
 	if err != nil {
@@ -81,7 +99,11 @@ func (a *App) mcpDeps(ctx context.Context, cmd *cobra.Command, server, token str
 		err = ext.ExtractPending(ctx, scope, sessionID, func(r extract.Result) { res.MemoriesStored += r.StoredCount })
 		return res, err
 	}
-	return mcp.Deps{Store: st, Search: searcher, Recorder: rec, Sessions: mcp.EnderFunc(end), Logger: a.Logger,
+	mems, err := a.localMemories(ctx, ext)
+	if err != nil {
+		return mcp.Deps{}, err
+	}
+	return mcp.Deps{Store: st, Search: searcher, Recorder: rec, Sessions: mcp.EnderFunc(end), Memories: mems, Logger: a.Logger,
 		Recall: search.Recaller{Searcher: searcher, Memories: st, Traces: st, Messages: st}}, nil
 }
 

@@ -365,12 +365,14 @@ func TestOpenAIAttemptTimeoutIsRetried(t *testing.T) {
 		_, _ = w.Write([]byte(`{"data":[{"index":0,"embedding":[3,4]}]}`))
 	}))
 	t.Cleanup(srv.Close)
-	o, waits := newClient(t, srv, OpenAIConfig{Timeout: 500 * time.Millisecond})
+	o, waits := newClient(t, srv, OpenAIConfig{Timeout: time.Second})
 	got, err := o.Embed(t.Context(), []string{"a"})
 	if err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
-	if diff := cmp.Diff([][]float32{{0.6, 0.8}}, got); diff != "" || len(*waits) != 1 {
+	// At least one retry: on a loaded machine the fast reply may also
+	// miss its attempt's deadline and be retried once more.
+	if diff := cmp.Diff([][]float32{{0.6, 0.8}}, got); diff != "" || len(*waits) < 1 {
 		t.Errorf("vectors (-want +got):\n%s\nwaits %v", diff, *waits)
 	}
 }

@@ -2,6 +2,7 @@ package curate
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,3 +108,14 @@ func get[T any](v T, err error) func(t *testing.T) T {
 		return v
 	}
 }
+
+func writeFile(t *testing.T, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func isInvalid(err error) bool { return errors.Is(err, imprint.ErrInvalid) }

@@ -67,6 +67,9 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	if !slices.Contains(importFormats, o.format) {
 		return imprint.Invalidf("--format %q: want one of %s", o.format, strings.Join(importFormats, ", "))
 	}
+	if done, err := a.restoreExports(ctx, o, paths); done || err != nil {
+		return err // an imprint export (imprint export) is restored, not imported
+	}
 	loc, err := time.LoadLocation(o.tz)
 	if err != nil {
 		return imprint.Invalidf("--tz %q: %v", o.tz, err)

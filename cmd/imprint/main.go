@@ -57,6 +57,8 @@ func commands(a *App) []*cobra.Command {
 		withSubcommands(newMemoriesCmd(a), newMemoriesShowCmd(a), newMemoriesEditCmd(a), newMemoriesForgetCmd(a)),
 		newRememberCmd(a),
 		newForgetCmd(a),
+		newExportCmd(a),
+		newRebuildCmd(a),
 		newSearchCmd(a),
 		newRecordCmd(a),
 		newImportCmd(a),

@@ -220,7 +220,7 @@ func bound(v float64) *float64 { return &v }
 // configKeys lists every configuration key, in the order of CONTRACTS.md §1.
 var configKeys = []configKey{
 	{name: "data_dir", field: func(c *Config) any { return &c.DataDir }, doc: "SQLite file, JSONL shards, logs"},
-	{name: "store", field: func(c *Config) any { return &c.Store }, doc: "`sqlite` (file `<data_dir>/imprint.db`) or a `postgres://` URL (not supported yet)"},
+	{name: "store", field: func(c *Config) any { return &c.Store }, doc: "`sqlite` (file `<data_dir>/imprint.db`) or a `postgres://` URL (PostgreSQL, shared by several nodes: docs/postgres.md)"},
 	{name: "llm.provider", field: func(c *Config) any { return &c.LLM.Provider }, enum: []string{ProviderNone, ProviderOpenAI, ProviderAnthropic}, doc: "`none`, `openai` (any OpenAI-compatible endpoint) or `anthropic`"},
 	{name: "llm.base_url", field: func(c *Config) any { return &c.LLM.BaseURL }, doc: "endpoint; falls back to `OPENAI_BASE_URL` (openai), else the provider's public API"},
 	{name: "llm.api_key", field: func(c *Config) any { return &c.LLM.APIKey }, secret: true, doc: "falls back to `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`"},
@@ -263,7 +263,7 @@ var configKeys = []configKey{
 	{name: "server.allowed_hosts", field: func(c *Config) any { return &c.Server.AllowedHosts }, doc: "host names served besides `localhost`, `*.localhost`, loopback addresses and the address a connection came in on (a YAML list, or comma-separated); `*.example.com` allows its subdomains; other `Host` values get 421"},
 	{name: "server.idle_timeout", field: func(c *Config) any { return &c.Server.IdleTimeout }, doc: "an idle keep-alive connection is closed after this long"},
 	{name: "server.max_turns_per_request", field: func(c *Config) any { return &c.Server.MaxTurnsPerRequest }, min: bound(1), doc: "messages or turns one `/v1` request may carry; more is 413 `too_large` and nothing is written (our clients split larger posts)"},
-	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite: `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start) or `table` (the store's own jobs table)"},
+	{name: "jobs.engine", field: func(c *Config) any { return &c.Jobs.Engine }, enum: []string{JobsEngineTable, JobsEngineRiver}, doc: "durable jobs of `imprint serve` on SQLite (on PostgreSQL always River): `river` (River's SQLite driver in the store's file and transactions; unfinished table jobs move to River at start) or `table` (the store's own jobs table)"},
 }
 
 // EnvName returns the environment variable that sets the dotted key name:

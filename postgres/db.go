@@ -37,6 +37,8 @@ type DB struct {
 	jobEngine engineSlot
 
 	closeOnce sync.Once
+	// onClose, when set (by tests), runs once the pool is closed.
+	onClose func()
 }
 
 // IsURL reports whether s names a PostgreSQL database (postgres:// or
@@ -58,8 +60,13 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, imprint.Invalidf("postgres url: %v", redactErr(err, url))
 	}
-	if cfg.MaxConns < 8 {
-		cfg.MaxConns = 8
+	if sp, ok := cfg.ConnConfig.RuntimeParams["search_path"]; ok {
+		// Set again on each connection: a server whose connections share
+		// one backend (PGlite's socket) ignores startup settings.
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			_, err := c.Exec(ctx, `SELECT set_config('search_path', $1, false)`, sp)
+			return err
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -82,13 +89,23 @@ func redactErr(err error, url string) string {
 	return msg
 }
 
+// CanListen reports whether the pool may hold a connection for LISTEN (a
+// job engine's notifications): not when it has a single connection (as
+// on PGlite, one backend), which must then poll.
+func (db *DB) CanListen() bool { return db.pool.Config().MaxConns > 1 }
+
 // Pool returns the store's connection pool, for a job engine (River) that
 // must work in the same database. Do not close it; Close does.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
 // Close closes the connection pool; closing again does nothing.
 func (db *DB) Close() error {
-	db.closeOnce.Do(db.pool.Close)
+	db.closeOnce.Do(func() {
+		db.pool.Close()
+		if db.onClose != nil {
+			db.onClose()
+		}
+	})
 	return nil
 }
 

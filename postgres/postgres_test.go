@@ -2,85 +2,24 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
+	"errors"
 	"os"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/pgtest"
 	"github.com/imprint-dev/imprint/storetest"
 )
-
-// testURL is the database the tests use (scripts/postgres.sh start prints
-// one; scripts/test.sh starts it and sets IMPRINT_TEST_POSTGRES). Without
-// it the tests skip, except under CI=true, where they fail.
-func testURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("IMPRINT_TEST_POSTGRES")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("IMPRINT_TEST_POSTGRES is not set: scripts/test.sh starts PostgreSQL (scripts/postgres.sh) and sets it")
-		}
-		t.Skip("IMPRINT_TEST_POSTGRES is not set (scripts/postgres.sh start prints a URL)")
-	}
-	return u
-}
-
-// schemaURL returns base with the search path set to schema, then public
-// (where the extensions live).
-func schemaURL(t testing.TB, base, schema string) string {
-	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema+",public")
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// freshSchema makes an empty schema of its own for one test, dropped at
-// its end, and returns the URL that uses it: tests running at once never
-// share tables.
-func freshSchema(t testing.TB) string {
-	t.Helper()
-	base := testURL(t)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", base, err)
-	}
-	defer conn.Close(ctx)
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "imprint_test_" + hex.EncodeToString(b)
-	for _, q := range []string{`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`, `CREATE SCHEMA ` + schema} {
-		if _, err := conn.Exec(ctx, q); err != nil && !isUnique(err) {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return schemaURL(t, base, schema)
-}
 
 // openTemp opens a store on a fresh schema, closed at the test's end.
 func openTemp(t testing.TB) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), freshSchema(t))
+	db, err := Open(context.Background(), pgtest.Schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,4 +29,105 @@ func openTemp(t testing.TB) *DB {
 
 func TestConformance(t *testing.T) {
 	storetest.Run[pgx.Tx](t, func(t *testing.T) imprint.Store { return openTemp(t) })
+}
+
+// TestConformancePGlite runs the conformance suite against PGlite
+// (PostgreSQL 18 with pgvector) when IMPRINT_TEST_PGLITE names it
+// (scripts/pglite.sh start prints the URL; .ci/run sets it). PGlite has
+// one backend, which every connection shares, settings included: the
+// stores of the suite are open one at a time (each holds the lock from
+// Open to Close), each on its one connection.
+func TestConformancePGlite(t *testing.T) {
+	base := os.Getenv("IMPRINT_TEST_PGLITE")
+	if base == "" {
+		t.Skip("IMPRINT_TEST_PGLITE is not set (scripts/pglite.sh start prints a URL)")
+	}
+	var one sync.Mutex
+	storetest.Run[pgx.Tx](t, func(t *testing.T) imprint.Store {
+		one.Lock()
+		db, err := Open(context.Background(), pgtest.SchemaAt(t, base))
+		if err != nil {
+			one.Unlock()
+			t.Fatal(err)
+		}
+		db.onClose = one.Unlock
+		t.Cleanup(func() { _ = db.Close() })
+		return db
+	})
+}
+
+// TestNodeLeases checks the leases River's engine reads to tell a stopped
+// node's running jobs from a live one's.
+func TestNodeLeases(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	ctx := t.Context()
+	if err := db.RenewLease(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RenewLease(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `UPDATE imprint_nodes SET renewed_at = now() - interval '1 minute' WHERE id = 'b'`); err != nil {
+		t.Fatal(err)
+	}
+	live, err := db.LiveNodes(ctx, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !live["a"] || live["b"] || len(live) != 1 {
+		t.Errorf("live nodes = %v, want a only (b's lease lapsed)", live)
+	}
+	if err := db.RenewLease(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if live, _ = db.LiveNodes(ctx, 20*time.Second); !live["b"] {
+		t.Errorf("b renewed its lease but is not live: %v", live)
+	}
+	if err := db.RenewLease(ctx, " "); err == nil {
+		t.Error("a lease without a node id was taken")
+	}
+}
+
+// TestOpenMigratesOnce opens several stores on one schema at once, as
+// nodes starting together do: every one opens, and the migrations ran
+// once.
+func TestOpenMigratesOnce(t *testing.T) {
+	t.Parallel()
+	u := pgtest.Schema(t)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			db, err := Open(context.Background(), u)
+			if err == nil {
+				err = db.Ping(context.Background())
+				db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestOpenBadURL checks that a URL that does not parse is ErrInvalid, and
+// an unreachable database ErrUnavailable, with the password left out.
+func TestOpenBadURL(t *testing.T) {
+	t.Parallel()
+	_, err := Open(context.Background(), "postgres://u:secret@[::1")
+	if !errors.Is(err, imprint.ErrInvalid) {
+		t.Errorf("bad URL: %v, want ErrInvalid", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = Open(ctx, "postgres://u:secret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2")
+	if !errors.Is(err, imprint.ErrUnavailable) {
+		t.Errorf("unreachable database: %v, want ErrUnavailable", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "secret") {
+		t.Errorf("the error shows the password: %v", err)
+	}
 }

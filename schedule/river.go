@@ -2,11 +2,15 @@ package schedule
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +51,44 @@ type RiverConfig struct {
 	// a notification table on the writer connection every 50 ms and writes
 	// a notification row on every insert.
 	Listen bool
+	// Nodes, when set, says the database is shared by several processes
+	// (nodes, e.g. imprint serve on PostgreSQL): the engine then never
+	// hands back every running job at start, which would take jobs live
+	// nodes are running. Each node renews a lease under NodeID every
+	// LeaseTTL/4, and every node hands back the running jobs last
+	// attempted by a node whose lease lapsed (it crashed, or was killed):
+	// another node, or the crashed one restarted, runs them within about
+	// LeaseTTL and a quarter of it.
+	Nodes Nodes
+	// NodeID names this node in its lease and in River's attempted_by
+	// (River's client ID); empty makes one of the host name, the process
+	// id and random bits.
+	NodeID string
+	// LeaseTTL is how long a node's lease lasts without renewal (default
+	// DefaultLeaseTTL).
+	LeaseTTL time.Duration
+}
+
+// DefaultLeaseTTL is how long a node's lease lasts without renewal: its
+// running jobs are handed back once it lapsed.
+const DefaultLeaseTTL = 20 * time.Second
+
+// Nodes keeps the leases of the nodes sharing a River database
+// (RiverConfig.Nodes). The PostgreSQL store implements it.
+type Nodes interface {
+	// RenewLease records that node id is alive now.
+	RenewLease(ctx context.Context, id string) error
+	// LiveNodes returns the ids of the nodes whose lease was renewed
+	// within the last ttl.
+	LiveNodes(ctx context.Context, ttl time.Duration) (map[string]bool, error)
+}
+
+// newNodeID returns a node id unique to this process: host, pid, random.
+func newNodeID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", strings.ReplaceAll(host, " ", "_"), os.Getpid(), hex.EncodeToString(b))
 }
 
 // River runs imprint's jobs on River (github.com/riverqueue/river) through
@@ -123,6 +165,12 @@ func NewRiver[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], st i
 	if cfg.RescueStuckJobsAfter <= 0 {
 		cfg.RescueStuckJobsAfter = DefaultRescueStuckJobsAfter
 	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.NodeID == "" {
+		cfg.NodeID = newNodeID()
+	}
 	e := &River[TTx]{st: st, driver: driver, cfg: cfg, log: logger, handlers: map[imprint.JobKind]Handler{}}
 	// River logs every job error and its own life at info; the engine
 	// logs job outcomes itself, so River only speaks up for warnings.
@@ -140,6 +188,7 @@ func NewRiver[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], st i
 	river.AddWorker(workers, &riverWorker[embedKind, TTx]{e: e})
 	cooldown := min(100*time.Millisecond, cfg.PollInterval)
 	e.client, err = river.NewClient(driver, &river.Config{
+		ID:                   cfg.NodeID,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,
 		MaxAttempts:          cfg.MaxAttempts,
@@ -194,13 +243,28 @@ func (e *River[TTx]) Wake() {}
 // SQLite one imprint serve owns the database, so a job still running at
 // start was left by a process that died. River's rescuer would find it
 // only after RescueStuckJobsAfter, which must stay long (no heartbeat).
+//
+// With RiverConfig.Nodes (a database shared by several nodes) there is no
+// hand-back at start: the node renews its lease and, while it runs, hands
+// back only the jobs of nodes whose lease lapsed (see RiverConfig).
 func (e *River[TTx]) Run(ctx context.Context) error {
-	n, err := e.handBack(ctx)
-	if err != nil {
-		return fmt.Errorf("schedule: recover running jobs: %w", err)
-	}
-	if n > 0 {
-		e.log.Info("jobs of a previous run handed back", "jobs", n)
+	var leases sync.WaitGroup
+	if e.cfg.Nodes != nil {
+		if err := e.cfg.Nodes.RenewLease(ctx, e.cfg.NodeID); err != nil {
+			return fmt.Errorf("schedule: node lease: %w", err)
+		}
+		lctx, stopLeases := context.WithCancel(ctx)
+		defer func() { stopLeases(); leases.Wait() }()
+		leases.Add(1)
+		go func() { defer leases.Done(); e.keepLease(lctx) }()
+	} else {
+		n, err := e.handBack(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("schedule: recover running jobs: %w", err)
+		}
+		if n > 0 {
+			e.log.Info("jobs of a previous run handed back", "jobs", n)
+		}
 	}
 	e.stopping.Store(false)
 	if err := e.client.Start(context.WithoutCancel(ctx)); err != nil {
@@ -223,13 +287,57 @@ func (e *River[TTx]) Run(ctx context.Context) error {
 	return nil
 }
 
+// keepLease renews the node's lease every LeaseTTL/4 and each time hands
+// back the running jobs of nodes whose lease lapsed, until ctx ends.
+func (e *River[TTx]) keepLease(ctx context.Context) {
+	t := time.NewTicker(e.cfg.LeaseTTL / 4)
+	defer t.Stop()
+	for {
+		if n, err := e.handBackLapsed(ctx); err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("jobs of stopped nodes not handed back", "error", err)
+			}
+		} else if n > 0 {
+			e.log.Info("jobs of a stopped node handed back", "jobs", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := e.cfg.Nodes.RenewLease(ctx, e.cfg.NodeID); err != nil && ctx.Err() == nil {
+			e.log.Warn("node lease not renewed", "node", e.cfg.NodeID, "error", err)
+		}
+	}
+}
+
+// handBackLapsed hands back the running jobs last attempted by a node
+// whose lease lapsed (never this node's own), and attempted more than a
+// lease ago, so a node that just started and claimed is not mistaken for
+// a stopped one.
+func (e *River[TTx]) handBackLapsed(ctx context.Context) (int, error) {
+	live, err := e.cfg.Nodes.LiveNodes(ctx, e.cfg.LeaseTTL)
+	if err != nil {
+		return 0, err
+	}
+	live[e.cfg.NodeID] = true
+	before := time.Now().Add(-e.cfg.LeaseTTL)
+	return e.handBack(ctx, func(row *rivertype.JobRow) bool {
+		if len(row.AttemptedBy) == 0 || row.AttemptedAt == nil || row.AttemptedAt.After(before) {
+			return false
+		}
+		return !live[row.AttemptedBy[len(row.AttemptedBy)-1]]
+	})
+}
+
 // handBackBatch is how many running jobs handBack lists at a time.
 const handBackBatch = 1000
 
-// handBack makes the running jobs available again, their attempts kept,
-// through River's client (JobList) and driver (the state change River's
-// own producer makes when a job ends).
-func (e *River[TTx]) handBack(ctx context.Context) (int, error) {
+// handBack makes the running jobs that take accepts (all when nil)
+// available again, their attempts kept, through River's client (JobList)
+// and driver (the state change River's own producer makes when a job
+// ends: only while the job is still running).
+func (e *River[TTx]) handBack(ctx context.Context, take func(*rivertype.JobRow) bool) (int, error) {
 	n := 0
 	params := river.NewJobListParams().States(rivertype.JobStateRunning).First(handBackBatch)
 	for {
@@ -240,20 +348,37 @@ func (e *River[TTx]) handBack(ctx context.Context) (int, error) {
 		if len(res.Jobs) == 0 {
 			return n, nil
 		}
-		k := len(res.Jobs)
+		listed := len(res.Jobs)
+		rows := res.Jobs
+		if take != nil {
+			rows = nil
+			for _, row := range res.Jobs {
+				if take(row) {
+					rows = append(rows, row)
+				}
+			}
+		}
+		if len(rows) == 0 {
+			if listed < handBackBatch {
+				return n, nil
+			}
+			params = params.After(res.LastCursor)
+			continue
+		}
+		k := len(rows)
 		p := &riverdriver.JobSetStateIfRunningManyParams{
 			ID: make([]int64, k), Attempt: make([]*int, k), ErrData: make([][]byte, k), FinalizedAt: make([]*time.Time, k),
 			MetadataDoMerge: make([]bool, k), MetadataUpdates: make([][]byte, k), ScheduledAt: make([]*time.Time, k),
 			State: make([]rivertype.JobState, k), Schema: e.client.Schema(),
 		}
-		for i, row := range res.Jobs {
+		for i, row := range rows {
 			p.ID[i], p.MetadataUpdates[i], p.State[i] = row.ID, []byte("{}"), rivertype.JobStateAvailable
 		}
 		if _, err := e.driver.GetExecutor().JobSetStateIfRunningMany(ctx, p); err != nil {
 			return n, err
 		}
 		n += k
-		if k < handBackBatch {
+		if listed < handBackBatch {
 			return n, nil
 		}
 		params = params.After(res.LastCursor)

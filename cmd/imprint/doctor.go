@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -38,7 +37,7 @@ func (a *App) doctor(ctx context.Context) error {
 	emb, embErr := a.Embedder()
 	checks := []checkResult{
 		ingest.CheckConfig(a.Config, a.Scope()),
-		ingest.CheckStore(ctx, st, stErr, "sqlite "+filepath.Join(a.Config.DataDir, dbFileName)),
+		ingest.CheckStore(ctx, st, stErr, storeName(a.Config)),
 		ingest.CheckLLM(ctx, m, llmErr, a.Config.LLM.BaseURL),
 		ingest.CheckEmbedding(ctx, emb, embErr),
 	}

@@ -233,15 +233,15 @@ func TestDoctorMasksSecrets(t *testing.T) {
 	}
 }
 
-func TestDoctorPostgresNotSupported(t *testing.T) {
+func TestDoctorPostgresUnreachable(t *testing.T) {
 	t.Parallel()
-	r := runImprint(t, map[string]string{"IMPRINT_STORE": "postgres://u:pw@localhost/db"}, "doctor", "--json", "--data-dir", t.TempDir())
+	r := runImprint(t, map[string]string{"IMPRINT_STORE": "postgres://u:pw@127.0.0.1:1/db?connect_timeout=2"}, "doctor", "--json", "--data-dir", t.TempDir())
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %s", r.code, r.stderr)
 	}
 	status, full := checks(t, r)
-	if status["store"] != "fail" || !strings.Contains(full["store"].Detail, "not supported") {
-		t.Errorf("store check = %+v, want fail saying postgres is not supported", full["store"])
+	if status["store"] != "fail" || !strings.Contains(full["store"].Detail, "unavailable") {
+		t.Errorf("store check = %+v, want fail saying the database is unavailable", full["store"])
 	}
 	if strings.Contains(r.stdout, "pw@") {
 		t.Errorf("the store URL's password is shown:\n%s", r.stdout)

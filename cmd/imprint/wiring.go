@@ -14,9 +14,12 @@ import (
 	"github.com/imprint-dev/imprint/llm"
 	"github.com/imprint-dev/imprint/llm/anthropic"
 	"github.com/imprint-dev/imprint/llm/openai"
+	"github.com/imprint-dev/imprint/postgres"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
@@ -29,20 +32,34 @@ const dbFileName = "imprint.db"
 // embeddingCacheSize is how many vectors the embedder cache keeps.
 const embeddingCacheSize = 4096
 
-// openStore opens the store named by cfg.Store, creating the data dir when
-// needed. ErrInvalid for a postgres:// URL (not supported yet).
+// openStore opens the store named by cfg.Store (the SQLite file of the
+// data dir, or the PostgreSQL database of a postgres:// URL), creating the
+// data dir when needed: it holds the JSONL shards either way.
 func openStore(ctx context.Context, cfg *config.Config) (imprint.Store, error) {
-	if config.IsPostgresURL(cfg.Store) {
-		return nil, imprint.Invalidf("config store (%s): postgres is not supported yet; use store: sqlite", cfg.Source("store"))
-	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open store: create data dir: %w: %v", imprint.ErrUnavailable, err)
+	}
+	if config.IsPostgresURL(cfg.Store) {
+		db, err := postgres.Open(ctx, cfg.Store)
+		if err != nil {
+			return nil, fmt.Errorf("open store %s: %w", config.MaskURL(cfg.Store), err)
+		}
+		return db, nil
 	}
 	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, dbFileName))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return db, nil
+}
+
+// storeName names the store of cfg for people: its kind and where it is
+// (a URL without its password).
+func storeName(cfg *config.Config) string {
+	if config.IsPostgresURL(cfg.Store) {
+		return "postgres " + config.MaskURL(cfg.Store)
+	}
+	return "sqlite " + filepath.Join(cfg.DataDir, dbFileName)
 }
 
 // buildLLM builds the LLM client for a.Config.LLM, with its budget; nil
@@ -135,19 +152,39 @@ func (r *callRecorder) RecordLLMCall(ctx context.Context, c imprint.LLMCall) err
 // store's own database through River's driver for it (riversqlite on the
 // sqlite store's writer pool), installed as the store's job engine so that
 // enqueueing stays in the store's transactions.
+//
+// On PostgreSQL the jobs always run on River (riverpgxv5 on the store's
+// pool, listening for new jobs), whatever jobs.engine says: several nodes
+// may share the database, and River with the store's node leases hands a
+// stopped node's running jobs to the others (schedule.RiverConfig.Nodes).
 func (a *App) jobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
+	if pg, ok := svc.(*postgres.DB); ok {
+		host, _ := imprint.AsJobEngineHost[pgx.Tx](svc)
+		eng, err := schedule.NewRiver(ctx, riverpgxv5.New(pg.Pool()), svc,
+			schedule.RiverConfig{Config: sc, Listen: pg.CanListen(), Nodes: pg}, a.Logger)
+		if err != nil {
+			return nil, fmt.Errorf("jobs engine river: %w", err)
+		}
+		return installEngine(ctx, host, eng, a)
+	}
 	if a.Config.Jobs.Engine != config.JobsEngineRiver {
 		return schedule.New(svc, sc, a.Logger), nil
 	}
 	db, ok := svc.(*sqlite.DB)
 	host, hosts := imprint.AsJobEngineHost[*sql.Tx](svc)
 	if !ok || !hosts {
-		return nil, imprint.Invalidf("config jobs.engine (%s): river runs on the sqlite store only", a.Config.Source("jobs.engine"))
+		return nil, imprint.Invalidf("config jobs.engine (%s): river runs on the sqlite and postgres stores only", a.Config.Source("jobs.engine"))
 	}
 	eng, err := schedule.NewRiver(ctx, riversqlite.New(db.WriterDB()), svc, schedule.RiverConfig{Config: sc}, a.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	}
+	return installEngine(ctx, host, eng, a)
+}
+
+// installEngine makes eng the store's job engine and moves the unfinished
+// jobs of the store's jobs table into it.
+func installEngine[TTx any](ctx context.Context, host imprint.JobEngineHost[TTx], eng *schedule.River[TTx], a *App) (schedule.Engine, error) {
 	if err := host.SetJobEngine(eng); err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	}

@@ -10,6 +10,8 @@
 # One backend, in memory: for correctness, useless for speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/port.sh
+. scripts/lib/port.sh
 dir=.pglite
 state=$dir/state
 packages=(@electric-sql/pglite@0.5.14 @electric-sql/pglite-socket@0.2.17 @electric-sql/pglite-pgvector@0.0.15)
@@ -33,19 +35,6 @@ running() {
 	# shellcheck disable=SC1090
 	. "$state"
 	kill -0 "$PID" 2>/dev/null
-}
-
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "pglite.sh: no free port found" >&2
-	exit 1
 }
 
 start() {

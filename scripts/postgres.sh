@@ -11,6 +11,8 @@
 # /usr/lib/postgresql/*/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/port.sh
+. scripts/lib/port.sh
 state_dir=.postgres
 state=$state_dir/state
 
@@ -39,19 +41,6 @@ running() {
 	# shellcheck disable=SC1090
 	. "$state"
 	as_pg "$(pgbin)/pg_ctl" -D "$PGDATA_DIR/data" status >/dev/null 2>&1
-}
-
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "postgres.sh: no free port found" >&2
-	exit 1
 }
 
 start() {

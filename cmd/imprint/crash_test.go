@@ -463,8 +463,14 @@ func crashTurns(s, e int) (request, answer []map[string]any) {
 // runCrashSession posts one session's episodes (turns, turns, finalize) and
 // ends it.
 func runCrashSession(ctx context.Context, c *workloadClient, s int) error {
-	sid := fmt.Sprintf("crash-s%d", s)
-	for e := range crashEpisodes {
+	return runSession(ctx, c, fmt.Sprintf("crash-s%d", s), s, crashEpisodes, 40)
+}
+
+// runSession posts episodes episodes of session sid (number s of the
+// workload: the turns of crashTurns), each as turns, turns, finalize, a
+// pause of pauseMS to twice that between them, and ends the session.
+func runSession(ctx context.Context, c *workloadClient, sid string, s, episodes, pauseMS int) error {
+	for e := range episodes {
 		req, ans := crashTurns(s, e)
 		for _, turns := range [][]map[string]any{req, ans} {
 			status, out, err := c.post(ctx, "/v1/sessions/"+sid+"/turns", map[string]any{"turns": turns})
@@ -486,7 +492,7 @@ func runCrashSession(ctx context.Context, c *workloadClient, s int) error {
 		}
 		// Paced like an agent between requests, so the workload spans the
 		// kills however fast the server answers.
-		time.Sleep(time.Duration(40+rand.IntN(40)) * time.Millisecond)
+		time.Sleep(time.Duration(pauseMS+rand.IntN(pauseMS)) * time.Millisecond)
 	}
 	status, out, err := c.post(ctx, "/v1/sessions/"+sid+"/end", map[string]any{})
 	if err != nil {

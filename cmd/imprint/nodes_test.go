@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"sort"
 	"strings"
@@ -25,40 +24,6 @@ const (
 	nodeSessions = 50
 	nodeEpisodes = 2
 )
-
-// runNodeSession posts one session's episodes (turns, turns, finalize) and
-// ends it, as runCrashSession does with fewer episodes.
-func runNodeSession(ctx context.Context, c *workloadClient, s int) error {
-	sid := fmt.Sprintf("node-s%02d", s)
-	for e := range nodeEpisodes {
-		req, ans := crashTurns(s, e)
-		for _, turns := range [][]map[string]any{req, ans} {
-			status, out, err := c.post(ctx, "/v1/sessions/"+sid+"/turns", map[string]any{"turns": turns})
-			if err != nil {
-				return err
-			}
-			if status != http.StatusOK {
-				return fmt.Errorf("session %s episode %d turns: %d %s", sid, e, status, out)
-			}
-		}
-		status, out, err := c.post(ctx, "/v1/sessions/"+sid+"/finalize", map[string]any{"closed_by": "finalized"})
-		if err != nil {
-			return err
-		}
-		if status != http.StatusAccepted && status != http.StatusNotFound && status != http.StatusConflict {
-			return fmt.Errorf("session %s episode %d finalize: %d %s", sid, e, status, out)
-		}
-		time.Sleep(time.Duration(20+rand.IntN(40)) * time.Millisecond)
-	}
-	status, out, err := c.post(ctx, "/v1/sessions/"+sid+"/end", map[string]any{})
-	if err != nil {
-		return err
-	}
-	if status != http.StatusAccepted {
-		return fmt.Errorf("session %s end: %d %s", sid, status, out)
-	}
-	return nil
-}
 
 // callsSince returns the calls f received after its first mark calls.
 func (f *crashLLM) callsSince(mark int) []*llmCall {
@@ -136,7 +101,7 @@ func TestServeNodesShareWork(t *testing.T) {
 		posted.Add(1)
 		go func() {
 			defer posted.Done()
-			errc <- runNodeSession(wctx, clients[s%nodeCount], s)
+			errc <- runSession(wctx, clients[s%nodeCount], fmt.Sprintf("node-s%02d", s), s, nodeEpisodes, 20)
 		}()
 	}
 

@@ -92,8 +92,9 @@ func (st *stack) connect(t testing.TB, opts *sdk.ClientOptions) *sdk.ClientSessi
 	return cs
 }
 
-// putMemory stores a memory of the stack's scope directly.
-func (st *stack) putMemory(t testing.TB, id, content string, typ imprint.MemoryType) imprint.Memory {
+// putMemory stores a memory of the stack's scope directly, in the
+// workspace when one is given.
+func (st *stack) putMemory(t testing.TB, id, content string, typ imprint.MemoryType, workspace ...string) imprint.Memory {
 	t.Helper()
 	ctx := context.Background()
 	vecs, err := st.emb.Embed(ctx, []string{content})
@@ -105,6 +106,9 @@ func (st *stack) putMemory(t testing.TB, id, content string, typ imprint.MemoryT
 		Timestamps: []imprint.Time{at}, CreatedAt: at, UpdatedAt: at, Version: 1, SessionID: "s-seed", Scope: st.scope,
 		Supersedes: []string{}, Extractor: imprint.ExtractorHeuristic, ContentHash: extract.ContentHash(content),
 		Vec: vecs[0], Embedder: st.emb.Name()}
+	if len(workspace) > 0 {
+		m.Workspace = workspace[0]
+	}
 	if err := st.db.PutMemory(ctx, m, nil); err != nil {
 		t.Fatal(err)
 	}

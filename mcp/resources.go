@@ -57,7 +57,7 @@ func (s *Server) resource(prefix string, read func(ctx context.Context, c call, 
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: %v", uri, err)}
 		}
-		c, err := s.callOf(ctx, req.Session)
+		c, err := s.callOf(req.Session)
 		if err != nil {
 			return nil, s.resourceError(uri, err)
 		}
@@ -93,7 +93,7 @@ func (s *Server) readTrace(ctx context.Context, c call, id string) (any, error) 
 }
 
 func (s *Server) readInstructions(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-	c, err := s.callOf(ctx, req.Session)
+	c, err := s.callOf(req.Session)
 	if err != nil {
 		return nil, s.resourceError(InstructionsURI, err)
 	}

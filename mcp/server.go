@@ -129,7 +129,6 @@ type Server struct {
 // rootState is a session's workspace from its client's roots: fetched on
 // the first call that needs it, again after the client says they changed.
 type rootState struct {
-	fetched   bool
 	workspace string
 }
 
@@ -187,9 +186,10 @@ type call struct {
 }
 
 // callOf returns who ss acts for: the HTTP caller bound to the session,
-// else (stdio, in memory) the configured scope; and the workspace of the
-// client's first root. An HTTP session with no bound caller is refused.
-func (s *Server) callOf(ctx context.Context, ss *sdk.ServerSession) (call, error) {
+// else (stdio, in memory) the configured scope, with the session's
+// workspace when its roots are known. An HTTP session with no bound caller
+// is refused.
+func (s *Server) callOf(ss *sdk.ServerSession) (call, error) {
 	c := call{scope: s.cfg.Scope}
 	s.mu.Lock()
 	if id := ss.ID(); id != "" {
@@ -200,40 +200,50 @@ func (s *Server) callOf(ctx context.Context, ss *sdk.ServerSession) (call, error
 		}
 		c = call{scope: b.scope, readOnly: b.readOnly, keyID: b.keyID}
 	}
-	rs := s.roots[ss]
+	if rs := s.roots[ss]; rs != nil {
+		c.workspace = rs.workspace
+	}
 	s.mu.Unlock()
 	if err := c.scope.Validate(); err != nil {
 		return call{}, err
 	}
-	if rs == nil {
-		rs = &rootState{}
-		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil {
-			rs.workspace = s.fetchWorkspace(ctx, ss)
-		}
-		rs.fetched = true
-		s.mu.Lock()
-		s.roots[ss] = rs
-		s.mu.Unlock()
-	}
-	c.workspace = rs.workspace
 	return c, nil
 }
 
-// fetchWorkspace asks the client for its roots and returns the first
-// one's folder; "" when it has none or the request fails (logged: the call
-// goes on without a workspace).
-func (s *Server) fetchWorkspace(ctx context.Context, ss *sdk.ServerSession) string {
-	res, err := ss.ListRoots(ctx, nil)
-	if err != nil {
-		s.log.Warn("mcp: list roots failed; no workspace", "err", err)
-		return ""
+// rootsRequest is the key of the roots input request of a tool call.
+const rootsRequest = "imprint_roots"
+
+// needRoots reports whether the session's workspace is still to be asked
+// of its client: it offers roots and has not told them since it connected
+// or said they changed.
+func (s *Server) needRoots(ss *sdk.ServerSession) bool {
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+		return false
 	}
-	for _, r := range res.Roots {
-		if ws := rootFolder(r.URI); ws != "" {
-			return ws
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.roots[ss] == nil
+}
+
+// takeRoots records the workspace of the roots a client answered a tool
+// call's input request with: the first folder root's; none when the client
+// gave no usable root or did not answer.
+func (s *Server) takeRoots(ss *sdk.ServerSession, responses sdk.InputResponseMap) {
+	rs := &rootState{}
+	if res, ok := responses[rootsRequest].(*sdk.ListRootsResult); ok && res != nil {
+		for _, r := range res.Roots {
+			if ws := rootFolder(r.URI); ws != "" {
+				rs.workspace = ws
+				break
+			}
 		}
+	} else {
+		s.log.Warn("mcp: the client offered roots but did not list them; no workspace")
 	}
-	return ""
+	s.mu.Lock()
+	s.roots[ss] = rs
+	s.mu.Unlock()
 }
 
 // rootFolder is the folder of a file:// root URI, cleaned; "" for another

@@ -60,7 +60,16 @@ func addTool[In, Out any](s *Server, t toolSpec[In, Out]) error {
 	}
 	sdk.AddTool(s.sdk, tool, func(ctx context.Context, req *sdk.CallToolRequest, arg In) (*sdk.CallToolResult, Out, error) {
 		var zero Out
-		c, err := s.callOf(ctx, req.Session)
+		if s.needRoots(req.Session) {
+			if len(req.Params.InputResponses) == 0 {
+				// The workspace comes first: ask the client for its roots
+				// (a multi round-trip request; the SDK asks older clients
+				// itself and calls again with the answer).
+				return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{rootsRequest: &sdk.ListRootsParams{}}}, zero, nil
+			}
+			s.takeRoots(req.Session, req.Params.InputResponses)
+		}
+		c, err := s.callOf(req.Session)
 		if err == nil && !t.readOnly && c.readOnly {
 			err = imprint.Forbiddenf("api key %s is read-only: %s writes", c.keyID, t.name)
 		}
@@ -245,6 +254,7 @@ type searchIn struct {
 	Kind      string `json:"kind,omitempty" jsonschema:"which records: memory, trace, message or all (default all)"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"most hits to return (default 10, at most 100)"`
 	SessionID string `json:"session_id,omitempty" jsonschema:"only the records of this session"`
+	Workspace string `json:"workspace,omitempty" jsonschema:"only the records of this workspace (project folder); every workspace when absent"`
 }
 
 type hitsOut struct {
@@ -266,10 +276,14 @@ func (s *Server) search(ctx context.Context, c call, in searchIn) (hitsOut, erro
 	if err := optionalID("session_id", in.SessionID); err != nil {
 		return hitsOut{}, err
 	}
+	if err := optionalID("workspace", in.Workspace); err != nil {
+		return hitsOut{}, err
+	}
 	if s.d.Search == nil {
 		return hitsOut{}, errMissing("search")
 	}
-	hits, err := s.d.Search.Search(ctx, imprint.SearchQuery{Scope: c.scope, Text: in.Query, Kinds: kinds, SessionID: in.SessionID, Limit: limit})
+	hits, err := s.d.Search.Search(ctx, imprint.SearchQuery{Scope: c.scope, Text: in.Query, Kinds: kinds, SessionID: in.SessionID,
+		Workspace: in.Workspace, Limit: limit})
 	if err != nil {
 		return hitsOut{}, err
 	}
@@ -292,7 +306,8 @@ func (s *Server) recall(ctx context.Context, c call, in recallIn) (imprint.Recal
 	if s.d.Recall == nil {
 		return imprint.RecallResult{}, errMissing("recall")
 	}
-	res, err := s.d.Recall.Recall(ctx, imprint.RecallQuery{Scope: c.scope, Text: in.Query, SessionID: in.SessionID, BudgetTokens: in.BudgetTokens})
+	res, err := s.d.Recall.Recall(ctx, imprint.RecallQuery{Scope: c.scope, Text: in.Query, SessionID: in.SessionID,
+		Workspace: c.workspace, BudgetTokens: in.BudgetTokens})
 	if err != nil {
 		return imprint.RecallResult{}, err
 	}
@@ -303,6 +318,7 @@ func (s *Server) recall(ctx context.Context, c call, in recallIn) (imprint.Recal
 type listMemoriesIn struct {
 	Type      string `json:"type,omitempty" jsonschema:"only memories of this type: persona, episodic or instruction"`
 	SessionID string `json:"session_id,omitempty" jsonschema:"only the memories extracted from this session"`
+	Workspace string `json:"workspace,omitempty" jsonschema:"only the memories of this workspace (project folder); every workspace when absent"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"most memories to return (default 20, at most 100)"`
 }
 
@@ -311,11 +327,14 @@ type memoriesOut struct {
 }
 
 func (s *Server) listMemories(ctx context.Context, c call, in listMemoriesIn) (memoriesOut, error) {
-	f := imprint.MemoryFilter{SessionID: in.SessionID, Type: imprint.MemoryType(strings.TrimSpace(in.Type))}
+	f := imprint.MemoryFilter{SessionID: in.SessionID, Workspace: in.Workspace, Type: imprint.MemoryType(strings.TrimSpace(in.Type))}
 	if f.Type != "" && !f.Type.Valid() {
 		return memoriesOut{}, imprint.Invalidf("type: must be persona, episodic or instruction, got %q", in.Type)
 	}
 	if err := optionalID("session_id", in.SessionID); err != nil {
+		return memoriesOut{}, err
+	}
+	if err := optionalID("workspace", in.Workspace); err != nil {
 		return memoriesOut{}, err
 	}
 	var err error
@@ -366,6 +385,9 @@ func (s *Server) recordMessages(ctx context.Context, c call, in recordIn) (impri
 	}
 	if s.d.Recorder == nil {
 		return imprint.RecordResult{}, errMissing("recorder")
+	}
+	for i := range doc.Messages {
+		doc.Messages[i].Workspace = c.workspace
 	}
 	res, err := s.d.Recorder.Record(ctx, c.scope, doc.SessionID, doc.Messages)
 	if err != nil {

@@ -216,8 +216,9 @@ type CallLog interface {
 	// record of any scope.
 	LLMUsageByOp(ctx context.Context, since time.Time) (map[string]LLMUsage, error)
 	// LLMCallsOfScope returns the calls recorded for scope (tenant, user
-	// and agent) at or after since, oldest first: what an LLM budget of
-	// the scope counts.
+	// and agent) at or after since, oldest first, with op, outcome, tokens
+	// and latency: what an LLM budget of the scope counts and the viewer
+	// draws.
 	LLMCallsOfScope(ctx context.Context, scope Scope, since time.Time) ([]LLMCall, error)
 }
 

@@ -144,7 +144,7 @@ func (db *DB) LLMCallsOfScope(ctx context.Context, scope imprint.Scope, since ti
 	if err := scope.Validate(); err != nil {
 		return nil, err
 	}
-	rows, err := db.pool.Query(ctx, `SELECT op, outcome, prompt_tokens, completion_tokens, at FROM llm_calls
+	rows, err := db.pool.Query(ctx, `SELECT op, outcome, prompt_tokens, completion_tokens, latency_ms, at FROM llm_calls
 		WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND at >= $4 ORDER BY at, rid`,
 		scope.Tenant, scope.User, scope.Agent, since)
 	if err != nil {
@@ -155,9 +155,11 @@ func (db *DB) LLMCallsOfScope(ctx context.Context, scope imprint.Scope, since ti
 	for rows.Next() {
 		c := imprint.LLMCall{Scope: scope}
 		var at time.Time
-		if err := rows.Scan(&c.Op, &c.Outcome, &c.PromptTokens, &c.CompletionTokens, &at); err != nil {
+		var latencyMS int64
+		if err := rows.Scan(&c.Op, &c.Outcome, &c.PromptTokens, &c.CompletionTokens, &latencyMS, &at); err != nil {
 			return nil, dbErr("llm calls of scope", err)
 		}
+		c.Latency = time.Duration(latencyMS) * time.Millisecond
 		c.At = imprint.At(at)
 		out = append(out, c)
 	}

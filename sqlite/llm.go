@@ -46,12 +46,12 @@ func (db *DB) LLMUsageByOp(ctx context.Context, since time.Time) (map[string]imp
 
 // LLMCallsOfScope returns the calls of scope (tenant, user and agent)
 // recorded at or after since, oldest first, with their time, op, outcome
-// and tokens: what llm.Budget counts. ErrInvalid for an invalid scope.
+// tokens and latency: what llm.Budget counts and the viewer draws. ErrInvalid for an invalid scope.
 func (db *DB) LLMCallsOfScope(ctx context.Context, scope imprint.Scope, since time.Time) ([]imprint.LLMCall, error) {
 	if err := scope.Validate(); err != nil {
 		return nil, err
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT op, outcome, prompt_tokens, completion_tokens, at FROM llm_calls
+	rows, err := db.r.QueryContext(ctx, `SELECT op, outcome, prompt_tokens, completion_tokens, latency_ms, at FROM llm_calls
 		WHERE tenant = ? AND user_id = ? AND agent = ? AND at >= ? ORDER BY at`,
 		scope.Tenant, scope.User, scope.Agent, ts(imprint.At(since)))
 	if err != nil {
@@ -62,9 +62,11 @@ func (db *DB) LLMCallsOfScope(ctx context.Context, scope imprint.Scope, since ti
 	for rows.Next() {
 		c := imprint.LLMCall{Scope: scope}
 		var at string
-		if err := rows.Scan(&c.Op, &c.Outcome, &c.PromptTokens, &c.CompletionTokens, &at); err != nil {
+		var latencyMS int64
+		if err := rows.Scan(&c.Op, &c.Outcome, &c.PromptTokens, &c.CompletionTokens, &latencyMS, &at); err != nil {
 			return nil, dbErr("llm calls of scope", err)
 		}
+		c.Latency = time.Duration(latencyMS) * time.Millisecond
 		c.At = parseTS(at)
 		out = append(out, c)
 	}

@@ -208,7 +208,7 @@ func testLLMCallsOfScope(t *testing.T, s imprint.Store) {
 	ctx := ctxFor(t)
 	for _, c := range []imprint.LLMCall{
 		{Op: "extract.l1.v1", Scope: scopeA, PromptTokens: 100, CompletionTokens: 10, Outcome: "ok", Attempt: 1, At: at(2)},
-		{Op: "capture.alpha.v1", Scope: scopeA, PromptTokens: 50, CompletionTokens: 5, Outcome: "ok", Attempt: 1, At: at(1)},
+		{Op: "capture.alpha.v1", Scope: scopeA, PromptTokens: 50, CompletionTokens: 5, Latency: 1500 * time.Millisecond, Outcome: "ok", Attempt: 1, At: at(1)},
 		{Op: "extract.l1.v1", Scope: scopeA, PromptTokens: 7, Outcome: "ok", Attempt: 1, At: at(-60)},
 		{Op: "extract.l1.v1", Scope: scopeB, PromptTokens: 9, Outcome: "ok", Attempt: 1, At: at(1)},
 		{Op: "extract.l1.v1", PromptTokens: 11, Outcome: "ok", Attempt: 1, At: at(1)},
@@ -218,18 +218,19 @@ func testLLMCallsOfScope(t *testing.T, s imprint.Store) {
 	got, err := s.LLMCallsOfScope(ctx, scopeA, t0.Time)
 	must(t, err)
 	type call struct {
-		Op     string
-		Tokens int
-		At     imprint.Time
+		Op        string
+		Tokens    int
+		LatencyMS int64
+		At        imprint.Time
 	}
 	var calls []call
 	for _, c := range got {
 		if c.Scope != scopeA {
 			t.Errorf("call of scope %s returned for %s", c.Scope, scopeA)
 		}
-		calls = append(calls, call{c.Op, c.PromptTokens, c.At})
+		calls = append(calls, call{c.Op, c.PromptTokens, c.Latency.Milliseconds(), c.At})
 	}
-	if d := diff([]call{{"capture.alpha.v1", 50, at(1)}, {"extract.l1.v1", 100, at(2)}}, calls); d != "" {
+	if d := diff([]call{{"capture.alpha.v1", 50, 1500, at(1)}, {"extract.l1.v1", 100, 0, at(2)}}, calls); d != "" {
 		t.Errorf("LLMCallsOfScope(A, t0) (-want +got):\n%s", d)
 	}
 	none, err := s.LLMCallsOfScope(ctx, scopeC, time.Time{})

@@ -123,7 +123,7 @@ func seed(t testing.TB, db *sqlite.DB) {
 	cur.UpdatedAt = at(4)
 	trip := imprint.Memory{ID: "mem-trip", Content: "User booked a flight to Lisbon on 20 May", Type: imprint.MemoryEpisodic, Priority: 70,
 		SceneName: "travel", SourceMessageIDs: []string{"m3"}, CreatedAt: at(5), UpdatedAt: at(5), Version: 1, SessionID: "s-1",
-		Scope: scopeA, Supersedes: []string{}, Extractor: imprint.ExtractorLLM, ContentHash: "h-trip"}
+		Scope: scopeA, Workspace: "proj-x", Supersedes: []string{}, Extractor: imprint.ExtractorLLM, ContentHash: "h-trip"}
 	for _, m := range []struct {
 		m   imprint.Memory
 		sup []string

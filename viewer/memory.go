@@ -11,6 +11,7 @@ import (
 
 type memoriesData struct {
 	Type, Session, Text string
+	Workspace           string
 	Types               []imprint.MemoryType
 	Memories            []imprint.Memory
 	Limit               int
@@ -24,19 +25,22 @@ var memoryTypes = []imprint.MemoryType{imprint.MemoryPersona, imprint.MemoryEpis
 func (h *Handler) memories(w http.ResponseWriter, r *http.Request, v *view) error {
 	q := r.URL.Query()
 	d := memoriesData{Type: q.Get("type"), Session: strings.TrimSpace(q.Get("session")), Text: strings.TrimSpace(q.Get("q")),
-		Types: memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize), Notice: q.Get("done")}
+		Workspace: strings.TrimSpace(q.Get("workspace")),
+		Types:     memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize), Notice: q.Get("done")}
 	if d.Type != "" && !imprint.MemoryType(d.Type).Valid() {
 		return imprint.Invalidf("type %q: want persona, episodic or instruction", d.Type)
 	}
 	ctx := r.Context()
 	if d.Text == "" {
-		ms, err := h.d.Store.ListMemories(ctx, v.Scope, imprint.MemoryFilter{SessionID: d.Session, Type: imprint.MemoryType(d.Type), Limit: d.Limit})
+		ms, err := h.d.Store.ListMemories(ctx, v.Scope, imprint.MemoryFilter{SessionID: d.Session, Type: imprint.MemoryType(d.Type),
+			Workspace: d.Workspace, Limit: d.Limit})
 		if err != nil {
 			return fmt.Errorf("list memories: %w", err)
 		}
 		d.Memories = ms
 	} else {
-		hits, err := h.d.Store.SearchText(ctx, imprint.TextQuery{Scope: v.Scope, Kind: imprint.KindMemory, Text: d.Text, SessionID: d.Session, Limit: d.Limit})
+		hits, err := h.d.Store.SearchText(ctx, imprint.TextQuery{Scope: v.Scope, Kind: imprint.KindMemory, Text: d.Text, SessionID: d.Session,
+			Workspace: d.Workspace, Limit: d.Limit})
 		if err != nil {
 			return fmt.Errorf("search memories: %w", err)
 		}
@@ -54,7 +58,7 @@ func (h *Handler) memories(w http.ResponseWriter, r *http.Request, v *view) erro
 		}
 	}
 	if len(d.Memories) >= d.Limit && d.Limit < maxPageSize {
-		d.More = v.Link("/memories", "type", d.Type, "session", d.Session, "q", d.Text, "limit", fmt.Sprint(min(d.Limit*2, maxPageSize)))
+		d.More = v.Link("/memories", "type", d.Type, "session", d.Session, "workspace", d.Workspace, "q", d.Text, "limit", fmt.Sprint(min(d.Limit*2, maxPageSize)))
 	}
 	v.Title, v.Nav, v.Data = "Memories", "memories", d
 	return h.render(w, "memories", v)

@@ -1,9 +1,12 @@
 package viewer_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/httpapi"
 )
 
@@ -45,8 +48,13 @@ func TestPages(t *testing.T) {
 			t.Errorf("GET %s: Content-Security-Policy %q", c.path, csp)
 		}
 	}
+	// The workspace filter keeps that workspace's memories.
+	p := e.get("/memories" + sc + "&workspace=proj-x")
+	if !strings.Contains(p.body, "Lisbon on 20 May") || strings.Contains(p.body, "window seats") {
+		t.Errorf("memories of workspace proj-x: want the Lisbon memory only:\n%s", p.body)
+	}
 	// Another scope sees none of it.
-	p := e.get("/memories?tenant=acme&user=ana&agent=other")
+	p = e.get("/memories?tenant=acme&user=ana&agent=other")
 	if p.status != 200 || strings.Contains(p.body, "Lisbon") {
 		t.Errorf("another scope's memories page: %d, shows scope A's memory: %v", p.status, strings.Contains(p.body, "Lisbon"))
 	}
@@ -55,5 +63,33 @@ func TestPages(t *testing.T) {
 	}
 	if p := e.get("/nope"); p.status != 404 {
 		t.Errorf("GET /nope: %d, want 404", p.status)
+	}
+}
+
+// The overview sums the scope's LLM calls by op and draws calls, tokens
+// and latency by hour as inline SVG; another scope's calls are not in it.
+func TestOverviewLLMCharts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, httpapi.Config{})
+	ctx := context.Background()
+	now := time.Now()
+	for i, c := range []imprint.LLMCall{
+		{Op: "extract.l1.v1", Scope: scopeA, PromptTokens: 900, CompletionTokens: 100, Latency: 800 * time.Millisecond, Outcome: "ok", At: imprint.At(now.Add(-3 * time.Hour))},
+		{Op: "extract.l1.v1", Scope: scopeA, PromptTokens: 700, CompletionTokens: 50, Latency: 400 * time.Millisecond, Outcome: "llm_timeout", At: imprint.At(now.Add(-time.Hour))},
+		{Op: "capture.alpha.v1", Scope: scopeA, PromptTokens: 200, CompletionTokens: 20, Latency: 100 * time.Millisecond, Outcome: "ok", At: imprint.At(now)},
+		{Op: "other.scope.v1", Scope: imprint.Scope{Tenant: "zeta", User: "u", Agent: "a"}, PromptTokens: 5, At: imprint.At(now)},
+	} {
+		if err := e.db.RecordLLMCall(ctx, c); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	p := e.get("/" + q(scopeA))
+	has(t, "the overview", p, "<code>extract.l1.v1</code></td><td>2</td><td>1600</td><td>150</td><td>1</td><td>600 ms</td>",
+		"<code>capture.alpha.v1</code></td><td>1</td>", "calls per hour", "tokens per hour", "mean latency (ms)", "<polyline")
+	if strings.Count(p.body, "<polyline") != 6 {
+		t.Errorf("the overview draws %d lines, want 2 ops × 3 charts", strings.Count(p.body, "<polyline"))
+	}
+	if strings.Contains(p.body, "other.scope.v1") {
+		t.Errorf("the overview shows another scope's LLM calls")
 	}
 }

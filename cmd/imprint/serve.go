@@ -99,7 +99,7 @@ func (a *App) serve(ctx context.Context) error {
 	// episode's scope); their capture is the durable job enqueued in the
 	// same transaction (docs/CONTRACTS.md §8).
 	recall := search.Recaller{Searcher: searcher, Memories: svc, Traces: svc, Messages: svc}
-	web, err := viewer.New(viewer.Deps{Store: svc, Search: searcher, Recall: recall, Logger: a.Logger})
+	web, err := viewer.New(viewer.Deps{Store: svc, Search: searcher, Recall: recall, Memories: mems, Logger: a.Logger})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@
   const badge = { "episode.started": "open", "episode.finalized": "capturing", "capture.started": "capturing",
     "capture.done": "captured", "capture.failed": "failed" };
 
-  function setBadge(id, value, steps) {
+  function setBadge(id, value, steps, status) {
     if (!id) return;
     document.querySelectorAll("[data-episode]").forEach(function (card) {
       if (card.dataset.episode !== id) return;
@@ -21,6 +21,8 @@
       if (b) { b.textContent = value; b.className = "badge " + value; }
       const s = card.querySelector("[data-steps]");
       if (s && steps !== undefined) s.textContent = String(steps);
+      const st = card.querySelector("[data-status]");
+      if (st && status) st.textContent = status;
     });
   }
 
@@ -58,26 +60,37 @@
     while (feed.children.length > 200) feed.lastChild.remove();
   }
 
-  const es = new EventSource(url);
-  es.onopen = function () {
-    if (dot) dot.className = "dot on";
-    if (state) state.textContent = "connected";
-    document.body.dataset.live = "connected";
-  };
-  es.onerror = function () {
-    if (dot) dot.className = "dot off";
-    if (state) state.textContent = "reconnecting…";
-  };
-  names.forEach(function (name) {
-    es.addEventListener(name, function (ev) {
-      let data = {};
-      try { data = JSON.parse(ev.data); } catch (e) { return; }
-      const value = badge[name];
-      if (value) {
-        const r = data.result || {};
-        setBadge(episodeOf(data), value, name === "capture.done" && r.trace_ids ? r.trace_ids.length : undefined);
-      }
-      show(name, data);
+  // A page left for another closes its stream: browsers keep few
+  // connections per server, and a page kept in the back-forward cache
+  // would hold one.
+  let es = null;
+  function connect() {
+    es = new EventSource(url);
+    es.onopen = function () {
+      if (dot) dot.className = "dot on";
+      if (state) state.textContent = "connected";
+      document.body.dataset.live = "connected";
+    };
+    es.onerror = function () {
+      if (dot) dot.className = "dot off";
+      if (state) state.textContent = "reconnecting…";
+    };
+    names.forEach(function (name) {
+      es.addEventListener(name, function (ev) {
+        let data = {};
+        try { data = JSON.parse(ev.data); } catch (e) { return; }
+        const value = badge[name];
+        if (value) {
+          const r = data.result || {};
+          const closed = data.status ? data.status + (data.closed_by ? " (" + data.closed_by + ")" : "") : undefined;
+        setBadge(episodeOf(data), value, name === "capture.done" && r.trace_ids ? r.trace_ids.length : undefined,
+          name === "episode.finalized" ? closed : undefined);
+        }
+        show(name, data);
+      });
     });
-  });
+  }
+  connect();
+  window.addEventListener("pagehide", function () { if (es) { es.close(); es = null; } });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted && !es) connect(); });
 })();

@@ -190,8 +190,14 @@ func TestHTTPPerimeter(t *testing.T) {
 	}{
 		{"rebinding host", map[string]string{"Host": "evil.example"}, http.StatusMisdirectedRequest},
 		{"cross-site page", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"cross-site read of the stream", map[string]string{"Sec-Fetch-Site": "cross-site", "method": http.MethodGet}, http.StatusForbidden},
 	} {
-		req, _ := http.NewRequest(http.MethodPost, h.ts.URL+"/mcp", strings.NewReader(body))
+		method := http.MethodPost
+		if m := c.header["method"]; m != "" {
+			method = m
+			delete(c.header, "method")
+		}
+		req, _ := http.NewRequest(method, h.ts.URL+"/mcp", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")

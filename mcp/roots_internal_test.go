@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,4 +89,24 @@ func TestRootFolder(t *testing.T) {
 			t.Errorf("rootFolder(%q) = %q, want %q", uri, got, want)
 		}
 	}
+}
+
+// FuzzRootFolder: whatever URI a client sends as a root, the workspace is
+// none or a clean absolute folder that is a valid id.
+func FuzzRootFolder(f *testing.F) {
+	for _, s := range []string{"file:///home/ana/proj", "file:///a/../../b/", "file://host/x", "file:///a%00b", "file:///%ff", "x:y", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		ws := rootFolder(uri)
+		if ws == "" {
+			return
+		}
+		if err := imprint.ValidateID("workspace", ws); err != nil {
+			t.Fatalf("rootFolder(%q) = %q: %v", uri, ws, err)
+		}
+		if ws[0] != '/' || filepath.Clean(ws) != ws {
+			t.Fatalf("rootFolder(%q) = %q: not a clean absolute folder", uri, ws)
+		}
+	})
 }

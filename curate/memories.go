@@ -94,15 +94,18 @@ func (m *Manager) Remember(ctx context.Context, r imprint.RememberRequest) (impr
 			return imprint.RememberResult{}, err
 		}
 	}
+	if err := imprint.ValidateWorkspace("workspace", r.Workspace); err != nil {
+		return imprint.RememberResult{}, err
+	}
 	if typ == "" {
-		typ = extract.InferType(content)
+		typ = m.d.Extract.TypeOf(ctx, r.Scope, content)
 	}
 	prio := manualPriority(typ)
 	if r.Priority != nil {
 		prio = *r.Priority
 	}
 	mem := imprint.Memory{
-		Content: content, Type: typ, Priority: prio, SessionID: r.SessionID,
+		Content: content, Type: typ, Priority: prio, SessionID: r.SessionID, Workspace: r.Workspace,
 		SourceMessageIDs: []string{}, Timestamps: []imprint.Time{}, Supersedes: []string{},
 	}
 	got, action, err := m.d.Extract.Remember(ctx, r.Scope, mem)

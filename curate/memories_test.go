@@ -55,6 +55,13 @@ func TestRememberTypesAndRejects(t *testing.T) {
 	if given.Memory.Type != imprint.MemoryPersona || given.Memory.Priority != 70 {
 		t.Errorf("given type = %s priority %d, want persona 70", given.Memory.Type, given.Memory.Priority)
 	}
+	inRepo := get(e.m.Remember(ctx, imprint.RememberRequest{Scope: e.scope, Content: "Always use pnpm in this repo", Workspace: "/src/shop"}))(t)
+	if inRepo.Memory.Workspace != "/src/shop" {
+		t.Errorf("remember in a workspace kept workspace %q", inRepo.Memory.Workspace)
+	}
+	if got := get(e.m.Edit(ctx, imprint.EditRequest{Scope: e.scope, ID: inRepo.Memory.ID, Content: "Always use pnpm 9 in this repo"}))(t); got.Workspace != "/src/shop" {
+		t.Errorf("an edit moved the memory to workspace %q", got.Workspace)
+	}
 	secret := get(e.m.Remember(ctx, imprint.RememberRequest{Scope: e.scope, Content: "the staging password=hunter2hunter2 for the db"}))(t)
 	if strings.Contains(secret.Memory.Content, "hunter2hunter2") {
 		t.Errorf("a secret was stored: %q", secret.Memory.Content)

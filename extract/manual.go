@@ -16,6 +16,26 @@ import (
 // recall and the judge decide, plan writes the version and its records-log
 // lines, and the store write follows the log.
 
+// TypeOf returns the type of a memory added by hand without one: with a
+// model, the type of the first memory the extraction prompt (OpExtract)
+// finds in content said by the user; without one, or when the call fails
+// or finds none, InferType's.
+func (r *Runner) TypeOf(ctx context.Context, scope imprint.Scope, content string) imprint.MemoryType {
+	if r.d.LLM != nil {
+		msg := imprint.Message{ID: "m1", Role: imprint.RoleUser, Content: content, Timestamp: imprint.At(r.now())}
+		cands, _, _, _, err := r.callExtract(ctx, scope, sessionState{known: true}, Window{New: []imprint.Message{msg}})
+		if err != nil {
+			r.log().Warn("type of a memory added by hand: the model call failed; using the heuristic rules", "error", err.Error())
+		}
+		for _, c := range cands {
+			if c.Type.Valid() {
+				return c.Type
+			}
+		}
+	}
+	return InferType(content)
+}
+
 // InferType returns the type the heuristic rules give content (the first
 // memory they would extract from it, said by the user), else episodic.
 func InferType(content string) imprint.MemoryType {

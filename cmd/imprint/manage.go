@@ -73,7 +73,7 @@ func (a *App) memoriesAPI(cmd *cobra.Command, server, token string) (imprint.Mem
 }
 
 func newRememberCmd(a *App) *cobra.Command {
-	var typ, session, server, token string
+	var typ, session, workspace, server, token string
 	cmd := &cobra.Command{
 		Use:   "remember TEXT",
 		Short: "Add a memory by hand (deduplicated like extracted ones)",
@@ -86,7 +86,7 @@ func newRememberCmd(a *App) *cobra.Command {
 				return err
 			}
 			res, err := api.Remember(cmd.Context(), imprint.RememberRequest{Scope: a.Scope(), Content: args[0],
-				Type: imprint.MemoryType(typ), SessionID: session})
+				Type: imprint.MemoryType(typ), SessionID: session, Workspace: workspace})
 			if err != nil {
 				return err
 			}
@@ -103,6 +103,7 @@ func newRememberCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction (default: inferred from the text)")
 	cmd.Flags().StringVar(&session, "session", "", "the session the memory belongs to")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "keep the memory in this workspace (project); default: every workspace")
 	addServerFlags(cmd, &server, &token)
 	return cmd
 }

@@ -55,6 +55,14 @@ type mcpRun struct {
 		ID          string
 		ForgottenAt *string `json:"forgotten_at"`
 	} `json:"shown_after_forget"`
+	Recorded struct {
+		RecordedCount int `json:"recorded_count"`
+	}
+	Ended struct {
+		PendingMessages int  `json:"pending_messages"`
+		Extracted       bool `json:"extracted"`
+		MemoriesStored  int  `json:"memories_stored"`
+	}
 	BadArgument struct {
 		IsError bool `json:"is_error"`
 		Text    string
@@ -79,7 +87,7 @@ func runMCPClient(t *testing.T, node, script string, args ...string) mcpRun {
 
 // checkMCPRun checks what a host sees: the tools, a fact remembered,
 // found, recalled and read as a resource, then forgotten and gone.
-func checkMCPRun(t *testing.T, run mcpRun, user string) {
+func checkMCPRun(t *testing.T, run mcpRun, user string, inProcess bool) {
 	t.Helper()
 	want := []string{"end_session", "forget", "get_memory", "list_memories", "list_traces", "recall", "record_messages", "remember", "search"}
 	if run.Server.Name != "imprint" || !slices.Equal(run.Tools, want) {
@@ -104,6 +112,10 @@ func checkMCPRun(t *testing.T, run mcpRun, user string) {
 	if run.ShownAfterForget.ID != m.ID || run.ShownAfterForget.ForgottenAt == nil {
 		t.Errorf("get_memory after forget: %+v, want it marked forgotten", run.ShownAfterForget)
 	}
+	if run.Recorded.RecordedCount != 2 || run.Ended.PendingMessages != 2 || run.Ended.Extracted != inProcess ||
+		(inProcess && run.Ended.MemoriesStored == 0) {
+		t.Errorf("record_messages %+v then end_session %+v: want 2 messages pending, extracted in process: %v", run.Recorded, run.Ended, inProcess)
+	}
 	if !run.BadArgument.IsError || !strings.Contains(run.BadArgument.Text, "kind") {
 		t.Errorf("a bad kind: %+v, want a tool error naming kind", run.BadArgument)
 	}
@@ -111,14 +123,15 @@ func checkMCPRun(t *testing.T, run mcpRun, user string) {
 
 // TestMCPTypeScriptSDK: the official TypeScript SDK, a client nobody here
 // wrote, drives the built binary over stdio (imprint mcp on the local
-// database) and over streamable HTTP (/mcp of imprint serve, with a key).
+// database), over streamable HTTP (/mcp of imprint serve) and on stdio
+// through that service (imprint mcp --server).
 func TestMCPTypeScriptSDK(t *testing.T) {
 	node, script := mcpClient(t)
 	bin := imprintBin(t)
 
 	t.Run("stdio", func(t *testing.T) {
 		dir := t.TempDir()
-		checkMCPRun(t, runMCPClient(t, node, script, "stdio", bin, dir), "ana")
+		checkMCPRun(t, runMCPClient(t, node, script, "stdio", bin, dir), "ana", true)
 	})
 
 	t.Run("http", func(t *testing.T) {
@@ -129,6 +142,9 @@ func TestMCPTypeScriptSDK(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(p.kill)
-		checkMCPRun(t, runMCPClient(t, node, script, "http", p.URL+"/mcp?tenant=acme&user=ana", token), "ana")
+		checkMCPRun(t, runMCPClient(t, node, script, "http", p.URL+"/mcp?tenant=acme&user=ana", token), "ana", false)
+		// imprint mcp on stdio through the same service (--server), as
+		// another agent of the same user.
+		checkMCPRun(t, runMCPClient(t, node, script, "stdio", bin, t.TempDir(), "--tenant", "acme", "--agent", "desktop", "--server", p.URL, "--token", token), "ana", false)
 	})
 }

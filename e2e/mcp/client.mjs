@@ -3,14 +3,14 @@
 // saw as one JSON line on stdout for cmd/imprint's TestMCPTypeScriptSDK to
 // check. It exits 1 with the reason on stderr when a step fails.
 //
-//   node client.mjs stdio BINARY DATA_DIR
-//   node client.mjs http URL TOKEN        (URL of /mcp, with its query)
+//   node client.mjs stdio BINARY DATA_DIR [ARG...]   (more arguments of imprint mcp)
+//   node client.mjs http URL TOKEN                   (URL of /mcp, with its query)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const [mode, a, b] = process.argv.slice(2);
+const [mode, a, b, ...rest] = process.argv.slice(2);
 const root = "file:///work/projects/tea-shop";
 
 function fail(msg) {
@@ -29,7 +29,7 @@ let transport;
 if (mode === "stdio") {
   transport = new StdioClientTransport({
     command: a,
-    args: ["mcp", "--data-dir", b, "--user", "ana"],
+    args: ["mcp", "--data-dir", b, "--user", "ana", ...rest],
     env: { HOME: b, PATH: process.env.PATH },
     stderr: "inherit",
   });
@@ -71,6 +71,15 @@ out.search_ids_after_forget = after.hits.map((h) => h.id);
 const recalledAfter = await call(client, "recall", { query: "Which tea should I make for Ana?" });
 out.recall_context_after_forget = recalledAfter.context;
 out.shown_after_forget = await call(client, "get_memory", { id });
+
+out.recorded = await call(client, "record_messages", {
+  session_id: "e2e-chat",
+  messages: [
+    { id: "e2e-1", role: "user", content: "I am allergic to peanuts, please remember that." },
+    { id: "e2e-2", role: "assistant", content: "Noted: no peanuts in anything I suggest." },
+  ],
+});
+out.ended = await call(client, "end_session", { session_id: "e2e-chat" });
 
 const bad = await client.callTool({ name: "search", arguments: { query: "tea", kind: "everything" } });
 out.bad_argument = { is_error: bad.isError === true, text: bad.content.map((c) => c.text).join("") };

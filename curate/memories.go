@@ -1,6 +1,7 @@
 package curate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -269,7 +270,14 @@ func (m *Manager) Purge(ctx context.Context, scope imprint.Scope, id string, o i
 			}
 		}
 	}
+	idBytes := make([][]byte, 0, len(ids))
+	for id := range ids {
+		idBytes = append(idBytes, jsonText(id))
+	}
 	n, err := rewrite(m.d.Records, func(line []byte) bool {
+		if !containsAny(line, idBytes) {
+			return true // most lines: no JSON to read
+		}
 		var l struct {
 			Memory struct {
 				ID    string        `json:"id"`
@@ -283,7 +291,14 @@ func (m *Manager) Purge(ctx context.Context, scope imprint.Scope, id string, o i
 		return res, fmt.Errorf("purge records log: %w", err)
 	}
 	if o.WithSources && len(sources) > 0 {
+		var msgBytes [][]byte
+		for k := range seenMsg {
+			msgBytes = append(msgBytes, jsonText(k[1]))
+		}
 		n, err := rewrite(m.d.Conversations, func(line []byte) bool {
+			if !containsAny(line, msgBytes) {
+				return true
+			}
 			var l struct {
 				ID        string        `json:"id"`
 				SessionID string        `json:"session_id"`
@@ -335,6 +350,23 @@ func (m *Manager) chain(ctx context.Context, scope imprint.Scope, id string) ([]
 		return nil, err
 	}
 	return append([]imprint.Memory{head}, hist...), nil
+}
+
+// jsonText is s as it appears inside a JSON string written by
+// encoding/json (the shards' writer), without the quotes.
+func jsonText(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b[1 : len(b)-1]
+}
+
+// containsAny reports whether line holds one of subs.
+func containsAny(line []byte, subs [][]byte) bool {
+	for _, s := range subs {
+		if bytes.Contains(line, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameScope(a, b imprint.Scope) bool {

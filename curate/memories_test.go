@@ -221,3 +221,27 @@ func TestForgetMany(t *testing.T) {
 		t.Errorf("forget --before tomorrow = %d, want 1", n)
 	}
 }
+
+// TestPurgeIDsThatJSONEscapes: a memory whose id holds characters the
+// shards' JSON escapes (<, &, a quote, non-ASCII) leaves the records log
+// too.
+func TestPurgeIDsThatJSONEscapes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	m := imprint.Memory{ID: `m<1>&"é"`, Content: "User likes escaped ids", Type: imprint.MemoryPersona, Priority: 70}
+	got, _, err := e.runner.Remember(ctx, e.scope, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != m.ID {
+		t.Fatalf("remember kept id %q, want %q", got.ID, m.ID)
+	}
+	if !strings.Contains(shardText(t, e.records.Dir()), "escaped ids") {
+		t.Fatal("the memory is not in the records log")
+	}
+	get(e.m.Purge(ctx, e.scope, m.ID, imprint.PurgeOptions{}))(t)
+	if strings.Contains(shardText(t, e.records.Dir()), "escaped ids") {
+		t.Errorf("the purge left the memory's line in the records log")
+	}
+}

@@ -77,6 +77,12 @@ func extractInProcess(db *sqlite.DB, ext *extract.Runner) func(ctx context.Conte
 // transport.
 func (st *stack) connect(t testing.TB, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	return st.connectClient(t, sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, opts))
+}
+
+// connectClient connects client to the stack's server in memory.
+func (st *stack) connectClient(t testing.TB, client *sdk.Client) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	ct, stt := sdk.NewInMemoryTransports()
 	ss, err := st.srv.Connect(ctx, stt)
@@ -84,7 +90,7 @@ func (st *stack) connect(t testing.TB, opts *sdk.ClientOptions) *sdk.ClientSessi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, opts).Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

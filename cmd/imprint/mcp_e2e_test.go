@@ -42,8 +42,8 @@ type mcpRun struct {
 	Tools          []string
 	RememberAction string `json:"remember_action"`
 	Memory         struct {
-		ID, Content, Type, Extractor string
-		Scope                        struct{ Tenant, User, Agent string }
+		ID, Content, Type, Extractor, Workspace string
+		Scope                                   struct{ Tenant, User, Agent string }
 	}
 	SearchIDs         []string `json:"search_ids"`
 	RecallContext     string   `json:"recall_context"`
@@ -96,6 +96,9 @@ func checkMCPRun(t *testing.T, run mcpRun, user string, inProcess bool) {
 	m := run.Memory
 	if run.RememberAction != "store" || m.ID == "" || m.Type != "persona" || m.Extractor != "manual" || m.Scope.User != user {
 		t.Fatalf("remember: %s %+v", run.RememberAction, m)
+	}
+	if m.Workspace != "/work/projects/tea-shop" {
+		t.Errorf("remembered in workspace %q, want the client's root /work/projects/tea-shop", m.Workspace)
 	}
 	if !slices.Contains(run.SearchIDs, m.ID) {
 		t.Errorf("search found %v, want the remembered %s", run.SearchIDs, m.ID)

@@ -404,6 +404,17 @@ type Source struct {
 	// DataDir is --data-dir when DataDirSet.
 	DataDir    string
 	DataDirSet bool
+	// Flags are the values of command flags that set a key (imprint serve
+	// --addr sets server.addr): applied last, over the file and the
+	// environment.
+	Flags []Flag
+}
+
+// Flag is a command-line flag's value for a configuration key.
+type Flag struct {
+	// Key is the configuration key ("server.addr"), Name the flag
+	// ("addr"), Value what was given.
+	Key, Name, Value string
 }
 
 func (s Source) env(name string) (string, bool) {
@@ -456,6 +467,11 @@ func Load(src Source) (*Config, error) {
 	}
 	if src.DataDirSet {
 		if err := c.set("data_dir", src.DataDir, "flag --data-dir"); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range src.Flags {
+		if err := c.set(f.Key, f.Value, "flag --"+f.Name); err != nil {
 			return nil, err
 		}
 	}

@@ -113,7 +113,10 @@ type Importer struct {
 // valid input is a warning when there are several, an ErrInvalid error
 // when it is the only one.
 func (im *Importer) Run(ctx context.Context, sources []Source) (*Summary, error) {
-	sum := &Summary{Files: len(sources), DryRun: im.DryRun}
+	sum := &Summary{DryRun: im.DryRun}
+	for _, src := range sources {
+		sum.Files += max(1, src.Files)
+	}
 	bar := im.Progress
 	if bar == nil {
 		bar = NoProgress{}

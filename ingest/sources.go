@@ -29,6 +29,9 @@ type Source struct {
 	Format string
 	// ClaudeCodeDir is set for a Claude Code project folder.
 	ClaudeCodeDir bool
+	// Files is the number of files the source reads: 1, or the session
+	// files of a Claude Code folder.
+	Files int
 }
 
 // CollectSources expands paths into the files (and Claude Code folders) to
@@ -49,7 +52,7 @@ func CollectSources(paths []string, format string) ([]Source, []importer.Warning
 			if err != nil {
 				return nil, nil, err
 			}
-			out = append(out, Source{Path: p, Format: f})
+			out = append(out, Source{Path: p, Format: f, Files: 1})
 			continue
 		}
 		srcs, ws, err := walkDir(p, format)
@@ -74,7 +77,7 @@ func walkDir(dir, format string) ([]Source, []importer.Warning, error) {
 	}
 	var out []Source
 	var warns []importer.Warning
-	ccDir := false
+	ccFiles := 0
 	var subdirs []string
 	for _, e := range entries {
 		name := e.Name()
@@ -95,13 +98,14 @@ func walkDir(dir, format string) ([]Source, []importer.Warning, error) {
 			continue
 		}
 		if f == importer.FormatClaudeCode {
-			ccDir = true
+			ccFiles++
 			continue
 		}
-		out = append(out, Source{Path: p, Format: f})
+		out = append(out, Source{Path: p, Format: f, Files: 1})
 	}
+	ccDir := ccFiles > 0
 	if ccDir {
-		out = append(out, Source{Path: dir, Format: importer.FormatClaudeCode, ClaudeCodeDir: true})
+		out = append(out, Source{Path: dir, Format: importer.FormatClaudeCode, ClaudeCodeDir: true, Files: ccFiles})
 	}
 	for _, sd := range subdirs {
 		// A Claude Code folder's <session>/subagents files belong to it.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,8 +43,11 @@ type App struct {
 
 	lookupEnv func(string) (string, bool)
 	flags     globalFlags
-	scope     imprint.Scope
-	started   bool // setup ran: errors after it are not usage errors
+	// configFlags names the command flags that set a configuration key
+	// (configFlag).
+	configFlags []string
+	scope       imprint.Scope
+	started     bool // setup ran: errors after it are not usage errors
 
 	// recorder receives every LLM call attempt (see LLMCalls).
 	recorder callRecorder
@@ -62,6 +66,21 @@ type App struct {
 	embDone     bool
 	embedder    imprint.Embedder
 	embErr      error
+}
+
+// configKeyAnnotation marks a command flag that sets a configuration key
+// (configFlag); setup hands such flags to config.Load.
+const configKeyAnnotation = "imprint-config-key"
+
+// configFlag adds a string flag to cmd that sets the configuration key:
+// its value wins over the file and the environment.
+func (a *App) configFlag(cmd *cobra.Command, name, key, usage string) {
+	var v string
+	cmd.Flags().StringVar(&v, name, "", usage+" (config "+key+", env "+config.EnvName(key)+")")
+	_ = cmd.Flags().SetAnnotation(name, configKeyAnnotation, []string{key})
+	if !slices.Contains(a.configFlags, name) {
+		a.configFlags = append(a.configFlags, name)
+	}
 }
 
 // globalFlags are the raw values of the persistent flags.
@@ -123,6 +142,11 @@ func (a *App) setup(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("data-dir") {
 		src.DataDir = a.flags.dataDir
 		src.DataDirSet = true
+	}
+	for _, name := range a.configFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			src.Flags = append(src.Flags, config.Flag{Key: f.Annotations[configKeyAnnotation][0], Name: name, Value: f.Value.String()})
+		}
 	}
 	cfg, err := config.Load(src)
 	if err != nil {
@@ -226,6 +250,32 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc
+}
+
+// Print writes v on Stdout: one JSON line with --json, else what text
+// writes. Human output lives in the libraries, not here: text is a result's
+// WriteText method (capture.Result, extract.Result, ingest.Summary,
+// eval.Report, …) or an internal/clitext function; a new command prints
+// through Print or printList the same way.
+func (a *App) Print(v any, text func(io.Writer) error) error {
+	if a.JSON {
+		return a.PrintJSON(v)
+	}
+	return text(a.Stdout)
+}
+
+// printList writes items on Stdout: one JSON line each with --json, else
+// the aligned listing text writes (clitext.Traces, clitext.Memories, …).
+func printList[T any](a *App, items []T, text func(io.Writer, []T) error) error {
+	if !a.JSON {
+		return text(a.Stdout, items)
+	}
+	for _, it := range items {
+		if err := a.PrintJSON(it); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Printf writes human output to Stdout.

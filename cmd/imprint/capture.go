@@ -6,6 +6,7 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/internal/clitext"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/wire"
 )
@@ -51,7 +52,7 @@ func newCaptureCmd(a *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := a.printCapture(res); err != nil {
+				if err := a.Print(res, res.WriteText); err != nil {
 					return err
 				}
 			}
@@ -69,18 +70,6 @@ func (a *App) readEpisodeInputs(args []string) ([]imprint.Episode, error) {
 	return ingest.ReadEpisodeFiles(a.Stdin, args, func(w wire.Warning) {
 		a.Logger.Warn("input skipped", "file", w.File, "line", w.Line, "detail", w.Message)
 	})
-}
-
-func (a *App) printCapture(res capture.Result) error {
-	if a.JSON {
-		return a.PrintJSON(res)
-	}
-	a.Printf("episode %s (session %s, %s): %d traces, %d LLM calls, %d warnings\n",
-		res.EpisodeID, res.SessionID, res.ClosedBy, len(res.Traces), res.LLMCalls.Total(), len(res.Warnings))
-	for _, w := range res.Warnings {
-		a.Printf("  warning [%s/%s] %s\n", w.Stage, w.Code, w.Message)
-	}
-	return nil
 }
 
 func newTracesCmd(a *App) *cobra.Command {
@@ -114,21 +103,7 @@ func newTracesCmd(a *App) *cobra.Command {
 					return err
 				}
 			}
-			for _, t := range trs {
-				if a.JSON {
-					if err := a.PrintJSON(t); err != nil {
-						return err
-					}
-					continue
-				}
-				refl := "-"
-				if t.Reflection != nil {
-					refl = oneLine(*t.Reflection, 60)
-				}
-				a.Printf("%s  step %-3d α=%.2f usable=%-5v tools=%d  %s | reflection: %s\n",
-					t.ID, t.StepIndex, t.Alpha, t.Usable, len(t.ToolCalls), oneLine(t.UserText, 60), refl)
-			}
-			return nil
+			return printList(a, trs, clitext.Traces)
 		},
 	}
 	cmd.Flags().StringVar(&episode, "episode", "", "only traces of this episode")
@@ -136,25 +111,4 @@ func newTracesCmd(a *App) *cobra.Command {
 	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many traces (0 for all)")
 	addServerFlags(cmd, &server, &token)
 	return cmd
-}
-
-// oneLine shortens s to at most n runes on one line, for human output.
-func oneLine(s string, n int) string {
-	out := make([]rune, 0, n)
-	space := false
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '\t' || r == ' ' {
-			if !space && len(out) > 0 {
-				out = append(out, ' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		if len(out) >= n {
-			return string(out) + "…"
-		}
-		out = append(out, r)
-	}
-	return string(out)
 }

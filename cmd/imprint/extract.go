@@ -65,7 +65,7 @@ func newExtractCmd(a *App) *cobra.Command {
 					windows++
 					stored += res.StoredCount
 					if printErr == nil {
-						printErr = a.printExtract(res)
+						printErr = a.Print(res, res.WriteText)
 					}
 				})
 				if printErr != nil {
@@ -85,24 +85,4 @@ func newExtractCmd(a *App) *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "extract every session of the scope")
 	addServerFlags(cmd, &server, &token)
 	return cmd
-}
-
-func (a *App) printExtract(res extract.Result) error {
-	if a.JSON {
-		return a.PrintJSON(res)
-	}
-	status := "ok"
-	if !res.Success {
-		status = "FAILED"
-	}
-	a.Printf("session %s: window of %d messages %s — extracted %d, store %d, update %d, merge %d, skip %d\n",
-		res.SessionID, len(res.MessageIDs), status, res.ExtractedCount,
-		res.Decisions.Store, res.Decisions.Update, res.Decisions.Merge, res.Decisions.Skip)
-	for _, m := range res.Records {
-		a.Printf("  + [%s p=%d] %s\n", m.Type, m.Priority, oneLine(m.Content, 100))
-	}
-	for _, w := range res.Warnings {
-		a.Printf("  warning [%s/%s] %s\n", w.Stage, w.Code, w.Message)
-	}
-	return nil
 }

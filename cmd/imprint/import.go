@@ -136,58 +136,12 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	if sum.Warnings == nil {
 		sum.Warnings = []importer.Warning{}
 	}
-	if a.JSON {
-		return a.PrintJSON(sum)
-	}
-	a.printImportSummary(sum)
-	return nil
+	return a.Print(sum, sum.WriteText)
 }
-
-func (a *App) printImportSummary(s *importSummary) {
-	if s.DryRun {
-		a.Printf("dry run: nothing was written\n")
-	}
-	a.Printf("files %d, transcripts %d\n", s.Files, s.Transcripts)
-	a.Printf("messages: %d recorded, %d skipped (already recorded or empty)\n", s.MessagesRecorded, s.MessagesSkipped)
-	a.Printf("episodes: %d captured into %d traces, %d unchanged\n", s.Episodes, s.Traces, s.EpisodesSkipped)
-	a.Printf("memories: %d stored, %d updated, %d merged, %d skipped as duplicates\n", s.Memories.Store, s.Memories.Update, s.Memories.Merge, s.Memories.Skip)
-	a.Printf("LLM: %d calls, %d prompt + %d completion tokens", s.LLMCalls, s.PromptTokens, s.CompletionTokens)
-	if !s.LLMConfigured {
-		a.Printf(" (no LLM configured: heuristic extraction, neutral α)")
-	}
-	a.Printf("\n")
-	if s.LLMBudgetReached {
-		a.Printf("stopped at the LLM budget: %d episodes not captured and %d messages not extracted yet; run the same import again to resume\n",
-			s.EpisodesLeft, s.PendingMessages)
-	}
-	if s.EstimatedLLMCalls != nil {
-		a.Printf("a real import with an LLM would make about %d LLM calls with about %d prompt tokens\n", *s.EstimatedLLMCalls, *s.EstimatedPromptTokens)
-	}
-	for i, w := range s.Warnings {
-		if i == 20 {
-			a.Printf("… and %d more warnings (see --json)\n", len(s.Warnings)-20)
-			break
-		}
-		loc := w.File
-		if w.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", w.File, w.Line)
-		}
-		a.Printf("warning: %s: %s\n", loc, w.Message)
-	}
-}
-
-// importBar is the import's progress.Bar told what ingest.Progress is told.
-type importBar struct{ *progress.Bar }
 
 // progress returns the import's progress bar over files sources: drawn on
 // Stderr when it is a terminal (a.isTerminal when set), else one that does
 // nothing.
-func (a *App) progress(files int) importBar {
-	return importBar{progress.ForTerminal(a.Stderr, files, a.isTerminal)}
+func (a *App) progress(files int) ingest.Bar {
+	return ingest.Bar{Bar: progress.ForTerminal(a.Stderr, files, a.isTerminal)}
 }
-
-// Update implements ingest.Progress.
-func (b importBar) Update(s *importSummary) { b.Bar.Update(s.MessagesRecorded, s.Episodes) }
-
-// Advance implements ingest.Progress.
-func (b importBar) Advance(s *importSummary) { b.Bar.Advance(s.MessagesRecorded, s.Episodes) }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/clitext"
 )
 
 func newKeysCmd(a *App) *cobra.Command {
@@ -73,7 +74,7 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 			if a.JSON {
 				return a.PrintJSON(createdKey{APIKey: k, Token: tok})
 			}
-			a.Printf("created %s (%s) for %s, %s\n", k.ID, keyName(k), k.Scope, access(k))
+			a.Printf("created %s (%s) for %s, %s\n", k.ID, clitext.KeyName(k), k.Scope, clitext.KeyAccess(k))
 			a.Printf("token (shown only now; keep it secret): %s\n", tok)
 			return nil
 		},
@@ -97,24 +98,7 @@ func newKeysListCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, k := range list {
-				if a.JSON {
-					if err := a.PrintJSON(k); err != nil {
-						return err
-					}
-					continue
-				}
-				state := "active"
-				if k.RevokedAt != nil {
-					state = "revoked " + k.RevokedAt.UTC().Format(time.DateTime)
-				}
-				a.Printf("%s  %-16s %-30s %-10s created %s  %s\n", k.ID, keyName(k), k.Scope, access(k),
-					k.CreatedAt.UTC().Format(time.DateTime), state)
-			}
-			if len(list) == 0 && !a.JSON {
-				a.Printf("no API keys (the service is open unless server.api_token is set)\n")
-			}
-			return nil
+			return printList(a, list, clitext.Keys)
 		},
 	}
 }
@@ -136,7 +120,7 @@ func newKeysRevokeCmd(a *App) *cobra.Command {
 			if a.JSON {
 				return a.PrintJSON(k)
 			}
-			a.Printf("revoked %s (%s) at %s\n", k.ID, keyName(k), k.RevokedAt.UTC().Format(time.DateTime))
+			a.Printf("revoked %s (%s) at %s\n", k.ID, clitext.KeyName(k), k.RevokedAt.UTC().Format(time.DateTime))
 			return nil
 		},
 	}
@@ -153,18 +137,4 @@ func (a *App) keyStore(ctx context.Context) (imprint.APIKeyStore, error) {
 		return nil, imprint.Invalidf("store %q keeps no API keys", a.Config.Store)
 	}
 	return keys, nil
-}
-
-func keyName(k imprint.APIKey) string {
-	if k.Name == "" {
-		return "unnamed"
-	}
-	return k.Name
-}
-
-func access(k imprint.APIKey) string {
-	if k.ReadOnly {
-		return "read-only"
-	}
-	return "read-write"
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint/internal/clitext"
 )
 
 func main() {
@@ -86,6 +88,8 @@ func newRootCmd(a *App) *cobra.Command {
 			return a.setup(cmd)
 		},
 	}
+	root.Version = clitext.Version()
+	root.SetVersionTemplate("imprint {{.Version}}\n")
 	root.SetIn(a.Stdin)
 	root.SetOut(a.Stdout)
 	root.SetErr(a.Stderr)

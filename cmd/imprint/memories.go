@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/clitext"
 )
 
 func newMemoriesCmd(a *App) *cobra.Command {
@@ -41,20 +42,7 @@ func newMemoriesCmd(a *App) *cobra.Command {
 					return err
 				}
 			}
-			for _, m := range ms {
-				if a.JSON {
-					if err := a.PrintJSON(m); err != nil {
-						return err
-					}
-					continue
-				}
-				state := ""
-				if m.SupersededBy != nil {
-					state = " (superseded)"
-				}
-				a.Printf("%-11s p=%-3d v%d  %s%s\n", m.Type, m.Priority, m.Version, oneLine(m.Content, 100), state)
-			}
-			return nil
+			return printList(a, ms, clitext.Memories)
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "only memories extracted from this session")

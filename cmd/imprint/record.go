@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/clitext"
 	"github.com/imprint-dev/imprint/record"
 	"github.com/imprint-dev/imprint/wire"
 )
@@ -68,7 +69,7 @@ func newRecordCmd(a *App) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					if err := a.printRecord(res); err != nil {
+					if err := a.Print(res, func(w io.Writer) error { return clitext.Record(w, res) }); err != nil {
 						return err
 					}
 				}
@@ -83,7 +84,7 @@ func newRecordCmd(a *App) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := a.printRecord(res); err != nil {
+				if err := a.Print(res, func(w io.Writer) error { return clitext.Record(w, res) }); err != nil {
 					return err
 				}
 			}
@@ -93,19 +94,4 @@ func newRecordCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&session, "session", "", "session key the messages belong to")
 	addServerFlags(cmd, &server, &token)
 	return cmd
-}
-
-func (a *App) printRecord(res record.Result) error {
-	if a.JSON {
-		return a.PrintJSON(res)
-	}
-	a.Printf("session %s: recorded %d, skipped %d, vectors %d", res.SessionID, res.RecordedCount, len(res.Skipped), res.VectorsWritten)
-	if res.SchedulerNotified {
-		a.Printf(", extraction due")
-	}
-	a.Printf("\n")
-	for _, s := range res.Skipped {
-		a.Printf("  skipped %s: %s\n", s.ID, s.Reason)
-	}
-	return nil
 }

@@ -121,7 +121,7 @@ func (a *App) remoteCapture(ctx context.Context, c *httpapi.Client, eps []imprin
 		if err := json.Unmarshal(data, &res); err != nil {
 			return fmt.Errorf("capture result: %w: %v", imprint.ErrUnavailable, err)
 		}
-		return a.printCapture(res)
+		return a.Print(res, res.WriteText)
 	})
 }
 
@@ -160,7 +160,7 @@ func (a *App) remoteExtract(ctx context.Context, c *httpapi.Client, session stri
 			}
 			windows++
 			stored += res.StoredCount
-			if err := a.printExtract(res); err != nil {
+			if err := a.Print(res, res.WriteText); err != nil {
 				return err
 			}
 			if !success {

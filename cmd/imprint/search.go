@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/clitext"
 )
 
 func newSearchCmd(a *App) *cobra.Command {
@@ -40,19 +41,7 @@ func newSearchCmd(a *App) *cobra.Command {
 					return err
 				}
 			}
-			for _, h := range hits {
-				if a.JSON {
-					if err := a.PrintJSON(h); err != nil {
-						return err
-					}
-					continue
-				}
-				a.Printf("%-7s %.4f  %s\n", h.Kind, h.Score, oneLine(h.Text, 110))
-			}
-			if !a.JSON && len(hits) == 0 {
-				a.Printf("no results\n")
-			}
-			return nil
+			return printList(a, hits, clitext.Hits)
 		},
 	}
 	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")

@@ -20,8 +20,8 @@ import (
 )
 
 func newServeCmd(a *App) *cobra.Command {
-	return &cobra.Command{
-		Use:   "serve",
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT]",
 		Short: "Run the HTTP API and the background workers (capture, extraction)",
 		Long: "serve listens on server.addr (default 127.0.0.1:8420) and runs the durable background\n" +
 			"jobs: capture of finalized episodes and extraction of sessions (after\n" +
@@ -34,6 +34,8 @@ func newServeCmd(a *App) *cobra.Command {
 			return a.serve(cmd.Context())
 		},
 	}
+	a.configFlag(cmd, "addr", "server.addr", "address to listen on, e.g. 127.0.0.1:8420 or :8420")
+	return cmd
 }
 
 // serve runs imprint serve until ctx is cancelled (SIGINT or SIGTERM).

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // Category is a LoCoMo question category, as numbered in the data.
@@ -96,9 +96,14 @@ type locomoQuestion struct {
 // ReadLoCoMoFile reads the LoCoMo file at path (see ReadLoCoMo). A missing
 // or unreadable file is ErrInvalid.
 func ReadLoCoMoFile(path string) (Dataset, error) {
-	data, err := os.ReadFile(path)
+	f, err := wire.OpenFile(path, "give a LoCoMo JSON file")
 	if err != nil {
-		return Dataset{}, imprint.Invalidf("%s: %v", path, err)
+		return Dataset{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return Dataset{}, wire.FileError(path, err)
 	}
 	return readLoCoMo(data, path)
 }

@@ -3,6 +3,8 @@ package importer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -43,20 +45,22 @@ func Sniff(path string, head []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	tok, err := dec.Token()
 	if err != nil {
-		return "", imprint.Invalidf("%s: unknown transcript format: not JSON", path)
+		return "", imprint.Invalidf("%s: not JSON: %s", path, syntaxAt(head, err))
 	}
 	switch tok {
 	case json.Delim('['):
 		tok, err = dec.Token()
 		if err != nil {
-			return "", imprint.Invalidf("%s: unknown transcript format: empty or cut-off JSON array", path)
+			return "", imprint.Invalidf("%s: malformed JSON: %s", path, syntaxAt(head, err))
 		}
 		switch tok {
 		case json.Delim('{'):
 		case json.Delim('['):
 			return FormatOpenAI, nil // a list of message lists
+		case json.Delim(']'):
+			return "", imprint.Invalidf("%s: an empty JSON array: no transcript in it", path)
 		default:
-			return "", imprint.Invalidf("%s: unknown transcript format: a JSON array of %v", path, tok)
+			return "", imprint.Invalidf("%s: a JSON array of %s, not of transcript objects", path, jsonKind(tok))
 		}
 		keys := objectKeys(dec)
 		switch {
@@ -109,7 +113,50 @@ func Sniff(path string, head []byte) (string, error) {
 			return FormatImprint, nil
 		}
 	}
+	if err := firstValueError(head); err != nil {
+		return "", imprint.Invalidf("%s: malformed JSON: %s", path, syntaxAt(head, err))
+	}
 	return "", imprint.Invalidf("%s: unknown transcript format (give --format)", path)
+}
+
+// firstValueError is the syntax error of head's first JSON value, or nil
+// when it is whole or merely cut off where head ends.
+func firstValueError(head []byte) error {
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(head)).Decode(&v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return err
+	}
+	return nil
+}
+
+// syntaxAt says what is wrong with JSON and where: "line 2, column 5:
+// invalid character '}' …" for a syntax error in head.
+func syntaxAt(head []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 0 || se.Offset > int64(len(head)) {
+		return err.Error()
+	}
+	before := head[:se.Offset-1]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	col := 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+// jsonKind names the kind of a JSON token: "strings", "numbers", …
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case string:
+		return "strings"
+	case float64, json.Number:
+		return "numbers"
+	case bool:
+		return "booleans"
+	case nil:
+		return "nulls"
+	}
+	return "values"
 }
 
 // sniffKeys maps the top-level keys of an object to their value when it is

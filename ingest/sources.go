@@ -12,6 +12,7 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/wire"
 )
 
 // FormatAuto sniffs the format of each file from its head.
@@ -45,7 +46,7 @@ func CollectSources(paths []string, format string) ([]Source, []importer.Warning
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, nil, imprint.Invalidf("%s: %v", p, err)
+			return nil, nil, wire.FileError(p, err)
 		}
 		if !info.IsDir() {
 			f, err := fileFormat(p, format)
@@ -73,7 +74,7 @@ func CollectSources(paths []string, format string) ([]Source, []importer.Warning
 func walkDir(dir, format string) ([]Source, []importer.Warning, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, imprint.Invalidf("%s: %v", dir, err)
+		return nil, nil, wire.FileError(dir, err)
 	}
 	var out []Source
 	var warns []importer.Warning
@@ -128,13 +129,13 @@ func walkDir(dir, format string) ([]Source, []importer.Warning, error) {
 func fileFormat(p, format string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return "", imprint.Invalidf("%s: %v", p, err)
+		return "", wire.FileError(p, err)
 	}
 	defer f.Close()
 	head := make([]byte, importer.SniffBytes)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", imprint.Invalidf("%s: %v", p, err)
+		return "", wire.FileError(p, err)
 	}
 	sniffed, serr := importer.Sniff(p, bytes.Clone(head[:n]))
 	switch {

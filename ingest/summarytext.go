@@ -52,7 +52,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 func (s *Summary) writeDryRun(b *strings.Builder) {
 	b.WriteString("dry run: nothing was written. The import would:\n")
 	fmt.Fprintf(b, "  read %s holding %s\n", plural(s.Files, "file"), plural(s.Transcripts, "transcript"))
-	fmt.Fprintf(b, "  record %s and skip %d (already recorded or empty)\n", plural(s.MessagesRecorded, "message"), s.MessagesSkipped)
+	fmt.Fprintf(b, "  record %s and skip %d (already in the store, or empty)\n", plural(s.MessagesRecorded, "message"), s.MessagesSkipped)
 	fmt.Fprintf(b, "  capture %s into traces and leave %d unchanged\n", plural(s.Episodes, "episode"), s.EpisodesSkipped)
 	switch {
 	case s.EstimatedLLMCalls == nil:

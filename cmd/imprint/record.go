@@ -2,15 +2,13 @@ package main
 
 import (
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/internal/clitext"
 	"github.com/imprint-dev/imprint/record"
-	"github.com/imprint-dev/imprint/wire"
 )
 
 func newRecordCmd(a *App) *cobra.Command {
@@ -25,47 +23,18 @@ func newRecordCmd(a *App) *cobra.Command {
 			"imprint extract carries it out).",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if len(args) == 0 {
-				args = []string{"-"}
-			}
-			type batch struct {
-				session string
-				scope   imprint.Scope
-				msgs    []imprint.Message
-				people  bool // between_people
-			}
-			var batches []batch
-			for _, name := range args {
-				var r io.Reader = a.Stdin
-				if name != "-" {
-					f, err := os.Open(name)
-					if err != nil {
-						return imprint.Invalidf("%s: %v", name, err)
-					}
-					defer f.Close()
-					r = f
-				}
-				doc, err := wire.ReadMessageDoc(r, name, session)
-				if err != nil {
-					return err
-				}
-				if strings.TrimSpace(doc.SessionID) == "" {
-					return imprint.Invalidf("%s: session is required: give --session or a session_id in the input", name)
-				}
-				scope := a.Scope()
-				if doc.Scope != nil {
-					scope = doc.Scope.WithDefaults()
-				}
-				batches = append(batches, batch{doc.SessionID, scope, doc.Messages, doc.BetweenPeople})
+			batches, err := ingest.ReadMessageFiles(a.Stdin, args, session, a.Scope())
+			if err != nil {
+				return err
 			}
 			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
 			} else if c != nil {
 				for _, b := range batches {
-					if b.people {
+					if b.BetweenPeople {
 						return imprint.Invalidf("between_people: not supported with --server yet (POST /v1/messages does not take it); record locally")
 					}
-					res, err := c.Record(ctx, b.scope, b.session, b.msgs)
+					res, err := c.Record(ctx, b.Scope, b.SessionID, b.Messages)
 					if err != nil {
 						return err
 					}
@@ -80,7 +49,7 @@ func newRecordCmd(a *App) *cobra.Command {
 				return err
 			}
 			for _, b := range batches {
-				res, err := rec.RecordSession(ctx, b.scope, record.Session{SessionID: b.session, Messages: b.msgs, BetweenPeople: b.people})
+				res, err := rec.RecordSession(ctx, b.Scope, record.Session{SessionID: b.SessionID, Messages: b.Messages, BetweenPeople: b.BetweenPeople})
 				if err != nil {
 					return err
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/internal/clitext"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/shard"
 )
@@ -94,7 +95,7 @@ func newRememberCmd(a *App) *cobra.Command {
 				return a.PrintJSON(res.Memory)
 			}
 			if res.Action == imprint.RememberDuplicate {
-				a.Printf("already remembered as %s (%s): %s\n", res.Memory.ID, res.Memory.Type, oneLine(res.Memory.Content, 100))
+				a.Printf("already remembered as %s (%s): %s\n", res.Memory.ID, res.Memory.Type, clitext.OneLine(res.Memory.Content, 100))
 				return nil
 			}
 			a.Printf("remembered %s (%s, %s)\n", res.Memory.ID, res.Memory.Type, res.Action)
@@ -132,13 +133,13 @@ func newMemoriesShowCmd(a *App) *cobra.Command {
 			if len(d.History) > 0 {
 				a.Printf("history (%d):\n", len(d.History))
 				for _, h := range d.History {
-					a.Printf("  %s  v%d  %s  %s\n", h.ID, h.Version, h.UpdatedAt, oneLine(h.Content, 90))
+					a.Printf("  %s  v%d  %s  %s\n", h.ID, h.Version, h.UpdatedAt, clitext.OneLine(h.Content, 90))
 				}
 			}
 			if len(d.Sources) > 0 {
 				a.Printf("sources (%d):\n", len(d.Sources))
 				for _, m := range d.Sources {
-					a.Printf("  %s  %s  %s: %s\n", m.ID, m.Timestamp, m.Role, oneLine(m.Content, 90))
+					a.Printf("  %s  %s  %s: %s\n", m.ID, m.Timestamp, m.Role, clitext.OneLine(m.Content, 90))
 				}
 			}
 			return nil

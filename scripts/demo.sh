@@ -38,3 +38,8 @@ bin/imprint search 上班 --limit 2
 echo
 echo "== bin/imprint import examples/   (again: idempotent, adds nothing)"
 bin/imprint import examples/
+
+echo
+echo "== keep exploring this data dir (it stays until you delete it):"
+echo "   export IMPRINT_DATA_DIR=$data_dir"
+echo "   bin/imprint memories    # or: bin/imprint traces, bin/imprint recall \"shell commands\", bin/imprint serve"

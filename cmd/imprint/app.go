@@ -50,7 +50,7 @@ type App struct {
 	started     bool // setup ran: errors after it are not usage errors
 
 	// recorder receives every LLM call attempt (see LLMCalls).
-	recorder callRecorder
+	recorder llm.LogRecorder
 
 	mu      sync.Mutex
 	store   imprint.Store
@@ -62,7 +62,7 @@ type App struct {
 	// import --max-llm-calls and clock a test's clock (budget.go).
 	budget      *llm.Budget
 	maxLLMCalls int
-	clock       testClock
+	clock       llm.Clock
 	embDone     bool
 	embedder    imprint.Embedder
 	embErr      error
@@ -200,9 +200,9 @@ func (a *App) Store(ctx context.Context) (imprint.Store, error) {
 		return nil, err
 	}
 	a.store = st
-	a.recorder.store.Store(&storeRef{st})
+	a.recorder.SetLog(st)
 	a.closers = append(a.closers, func() error {
-		a.recorder.store.Store(nil)
+		a.recorder.SetLog(nil)
 		return st.Close()
 	})
 	return st, nil
@@ -224,7 +224,7 @@ func (a *App) LLM() (imprint.LLM, error) {
 // LLMCalls returns the in-memory record of every LLM call attempt made
 // through a.LLM() in this invocation (for usage summaries); the same calls
 // go to the store's call log when the store is open.
-func (a *App) LLMCalls() *llm.MemoryRecorder { return &a.recorder.mem }
+func (a *App) LLMCalls() *llm.MemoryRecorder { return &a.recorder.Mem }
 
 // Embedder returns the configured embedder (cached in memory), or nil (and
 // no error) when embedding.provider is none.

@@ -97,7 +97,7 @@ func TestServeBudgetMakesCaptureWait(t *testing.T) {
 	// Each one-step episode is one batched scoring call that may write its reflection.
 	env["IMPRINT_CAPTURE_SYNTH_REFLECTIONS"] = "true"
 	clock := &movableClock{}
-	ctx := withTestClock(context.Background(), testClock{now: clock.now, recheck: time.Second})
+	ctx := llm.WithClock(context.Background(), llm.Clock{Now: clock.now, Recheck: time.Second})
 	s := startInProcCtx(t, ctx, t.TempDir(), env)
 
 	ids := []string{"ep-budget-1", "ep-budget-2", "ep-budget-3"}
@@ -179,7 +179,7 @@ func TestServeBudgetMakesExtractionWait(t *testing.T) {
 	env["IMPRINT_LLM_BUDGET_CALLS_PER_HOUR"] = "1"
 	env["IMPRINT_EXTRACTION_ENABLE_DEDUP"] = "false" // one call per window
 	clock := &movableClock{}
-	ctx := withTestClock(context.Background(), testClock{now: clock.now, recheck: time.Second})
+	ctx := llm.WithClock(context.Background(), llm.Clock{Now: clock.now, Recheck: time.Second})
 	s := startInProcCtx(t, ctx, t.TempDir(), env)
 	for _, sid := range []string{"wait-a", "wait-b"} {
 		body := fmt.Sprintf(`{"session_id":%q,"messages":[{"id":"%s-1","role":"user","content":"I keep the staging database on port 5433."},`+

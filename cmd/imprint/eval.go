@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"time"
 
@@ -45,39 +43,21 @@ func newEvalLoCoMoCmd(a *App) *cobra.Command {
 }
 
 func (a *App) runEvalLoCoMo(ctx context.Context, path string) error {
-	ds, err := eval.ReadLoCoMoFile(path)
+	rep, err := eval.RunLoCoMo(ctx, path, func(ctx context.Context, dir string) (eval.System, func() error, error) {
+		ev := a.evalApp(dir)
+		sys, err := ev.importForEval(ctx, path)
+		return sys, ev.Close, err
+	})
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "imprint-eval-")
-	if err != nil {
-		return fmt.Errorf("eval: data dir: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	var summary bytes.Buffer
-	ev := a.evalApp(dir, &summary)
-	defer ev.Close()
-	sys, err := ev.importForEval(ctx, path, &summary)
-	if err != nil {
-		return err
-	}
-	rep, err := eval.Run(ctx, ds, sys, eval.Methods(sys, eval.Options{}), eval.Options{})
-	if err != nil {
-		return err
-	}
-	if err := ev.Close(); err != nil {
-		return err
-	}
-	if a.JSON {
-		return a.PrintJSON(rep)
-	}
-	return rep.WriteText(a.Stdout)
+	return a.Print(rep, rep.WriteText)
 }
 
 // evalApp is an App like a (configuration, scope, logger, environment)
-// whose data dir is dir and whose standard output is out.
-func (a *App) evalApp(dir string, out *bytes.Buffer) *App {
-	ev := newApp(a.lookupEnv, strings.NewReader(""), out, a.Stderr)
+// whose data dir is dir.
+func (a *App) evalApp(dir string) *App {
+	ev := newApp(a.lookupEnv, strings.NewReader(""), io.Discard, a.Stderr)
 	cfg := *a.Config
 	cfg.DataDir = dir
 	ev.Config = &cfg
@@ -89,20 +69,15 @@ func (a *App) evalApp(dir string, out *bytes.Buffer) *App {
 }
 
 // importForEval imports the LoCoMo file at path with imprint import's own
-// code (record, capture, extract) into a's store, its JSON summary going
-// to out (a's Stdout), and returns the store with the searcher and
-// recaller imprint search and recall would use.
-func (a *App) importForEval(ctx context.Context, path string, out *bytes.Buffer) (eval.System, error) {
-	a.JSON = true
+// code (record, capture, extract) into a's store and returns the store
+// with the searcher and recaller imprint search and recall would use.
+func (a *App) importForEval(ctx context.Context, path string) (eval.System, error) {
 	start := time.Now()
-	if err := a.runImport(ctx, importOptions{format: importer.FormatLoCoMo, tz: "UTC"}, []string{path}); err != nil {
+	sum, err := a.importPaths(ctx, importOptions{format: importer.FormatLoCoMo, tz: "UTC"}, []string{path})
+	if err != nil {
 		return eval.System{}, fmt.Errorf("eval: import %s: %w", path, err)
 	}
 	took := time.Since(start)
-	var sum importSummary
-	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
-		return eval.System{}, fmt.Errorf("eval: import summary: %w", err)
-	}
 	st, err := a.Store(ctx)
 	if err != nil {
 		return eval.System{}, err
@@ -115,19 +90,15 @@ func (a *App) importForEval(ctx context.Context, path string, out *bytes.Buffer)
 	if err != nil {
 		return eval.System{}, err
 	}
-	im := eval.Imported{
-		Messages: sum.MessagesRecorded, Episodes: sum.Episodes, Traces: sum.Traces,
-		Memories: sum.Memories.Store + sum.Memories.Update + sum.Memories.Merge, Warnings: len(sum.Warnings),
-		Extractor: "heuristic", Seconds: took.Seconds(),
-	}
+	extractor, embedder := "heuristic", ""
 	if m != nil {
-		im.Extractor = a.Config.LLM.Provider + " " + a.Config.LLM.Model
+		extractor = a.Config.LLM.Provider + " " + a.Config.LLM.Model
 	}
 	if s.Embedder != nil {
-		im.Embedder = s.Embedder.Name()
+		embedder = s.Embedder.Name()
 	}
 	return eval.System{
-		Scope: a.Scope(), Store: st, Searcher: s, Imported: im,
+		Scope: a.Scope(), Store: st, Searcher: s, Imported: eval.ImportedFrom(sum, took, extractor, embedder),
 		Recaller: search.Recaller{Searcher: s, Memories: st, Traces: st, Messages: st},
 	}, nil
 }

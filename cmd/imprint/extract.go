@@ -2,12 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
+	"github.com/imprint-dev/imprint/ingest"
 )
 
 func newExtractCmd(a *App) *cobra.Command {
@@ -39,41 +39,16 @@ func newExtractCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sessions := []string{session}
-			if session == "" {
-				ss, err := st.ListSessions(ctx, a.Scope())
-				if err != nil {
-					return err
-				}
-				sessions = sessions[:0]
-				for _, s := range ss {
-					sessions = append(sessions, s.ID)
-				}
-			} else if _, err := st.GetSession(ctx, a.Scope(), session); err != nil {
-				if errors.Is(err, imprint.ErrNotFound) {
-					return imprint.Invalidf("--session %q: no such session in scope %s", session, a.Scope())
-				}
-				return err
-			}
 			var windows, stored int
-			for _, sid := range sessions {
-				var printErr error
-				err := r.ExtractPending(ctx, a.Scope(), sid, func(res extract.Result) {
-					if len(res.MessageIDs) == 0 && res.Success {
-						return
-					}
-					windows++
-					stored += res.StoredCount
-					if printErr == nil {
-						printErr = a.Print(res, res.WriteText)
-					}
-				})
-				if printErr != nil {
-					return printErr
-				}
-				if err != nil {
-					return withExitCode(exitFailure, fmt.Errorf("extract session %s: %w", sid, err))
-				}
+			err = ingest.ExtractNow(ctx, st, r, a.Scope(), session, func(res extract.Result) error {
+				windows++
+				stored += res.StoredCount
+				return a.Print(res, res.WriteText)
+			})
+			if errors.Is(err, imprint.ErrInvalid) && windows == 0 {
+				return err // a session the scope does not have
+			} else if err != nil {
+				return withExitCode(exitFailure, err) // a failed window, printed
 			}
 			if !a.JSON {
 				a.Printf("%d windows, %d memories stored or updated\n", windows, stored)

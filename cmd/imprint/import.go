@@ -64,29 +64,38 @@ func newImportCmd(a *App) *cobra.Command {
 }
 
 func (a *App) runImport(ctx context.Context, o importOptions, paths []string) error {
-	if !slices.Contains(importFormats, o.format) {
-		return imprint.Invalidf("--format %q: want one of %s", o.format, strings.Join(importFormats, ", "))
-	}
 	if done, err := a.restoreExports(ctx, o, paths); done || err != nil {
 		return err // an imprint export (imprint export) is restored, not imported
 	}
-	loc, err := time.LoadLocation(o.tz)
-	if err != nil {
-		return imprint.Invalidf("--tz %q: %v", o.tz, err)
-	}
-	sources, warns, err := ingest.CollectSources(paths, o.format)
+	sum, err := a.importPaths(ctx, o, paths)
 	if err != nil {
 		return err
 	}
+	return a.Print(sum, sum.WriteText)
+}
+
+// importPaths imports paths as imprint import does and returns what it did.
+func (a *App) importPaths(ctx context.Context, o importOptions, paths []string) (*ingest.Summary, error) {
+	if !slices.Contains(importFormats, o.format) {
+		return nil, imprint.Invalidf("--format %q: want one of %s", o.format, strings.Join(importFormats, ", "))
+	}
+	loc, err := time.LoadLocation(o.tz)
+	if err != nil {
+		return nil, imprint.Invalidf("--tz %q: %v", o.tz, err)
+	}
+	sources, warns, err := ingest.CollectSources(paths, o.format)
+	if err != nil {
+		return nil, err
+	}
 	if o.maxLLMCalls < 0 {
-		return imprint.Invalidf("--max-llm-calls %d: want 0 (no limit) or more", o.maxLLMCalls)
+		return nil, imprint.Invalidf("--max-llm-calls %d: want 0 (no limit) or more", o.maxLLMCalls)
 	}
 	if !o.dryRun {
 		release, err := ingest.LockImport(ctx, a.Config.DataDir, o.noWait, func(path, holder string) {
 			fmt.Fprintf(a.Stderr, "imprint: waiting for the import lock %s held by pid %s\n", path, holder)
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer release()
 	}
@@ -96,34 +105,34 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	a.mu.Unlock()
 	m, err := a.LLM()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st, err := a.Store(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	im := &ingest.Importer{Store: st, Scope: a.Scope(), DryRun: o.dryRun, NoExtract: o.noExtract, Location: loc,
 		WindowSize: a.Config.Extraction.MaxMessagesPerExtraction, Background: a.Config.Extraction.MaxBackgroundMessages}
 	if !o.noCapture {
 		if im.Capture, err = a.captureRunner(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if !o.dryRun {
 		if im.Recorder, err = a.l0Recorder(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	bar := a.progress(len(sources))
 	im.Progress = bar
 	if !o.dryRun && !o.noExtract {
 		if im.Extract, err = a.extractRunner(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	sum, err := im.Run(ctx, sources)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sum.Warnings = append(warns, sum.Warnings...)
 	sum.LLMConfigured = m != nil
@@ -136,7 +145,7 @@ func (a *App) runImport(ctx context.Context, o importOptions, paths []string) er
 	if sum.Warnings == nil {
 		sum.Warnings = []importer.Warning{}
 	}
-	return a.Print(sum, sum.WriteText)
+	return sum, nil
 }
 
 // progress returns the import's progress bar over files sources: drawn on

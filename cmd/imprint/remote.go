@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -68,7 +67,7 @@ func (a *App) newClient(cmd *cobra.Command, server, token string) (*httpapi.Clie
 func (a *App) hookClient(cmd *cobra.Command, server, token string) (ingest.HookAPI, error) {
 	cl, err := a.remoteClient(cmd, server, token)
 	if err != nil || cl != nil {
-		return clientHookAPI{cl}, err
+		return httpapi.HookClient{C: cl}, err
 	}
 	host, port, err := net.SplitHostPort(a.Config.Server.Addr)
 	if err != nil {
@@ -81,34 +80,7 @@ func (a *App) hookClient(cmd *cobra.Command, server, token string) (ingest.HookA
 	if err != nil {
 		return nil, err
 	}
-	return clientHookAPI{cl}, nil
-}
-
-// clientHookAPI is the hook's view of httpapi.Client.
-type clientHookAPI struct{ c *httpapi.Client }
-
-// RecordMessages implements ingest.HookAPI.
-func (h clientHookAPI) RecordMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
-	_, err := h.c.Record(ctx, scope, sessionID, msgs)
-	return err
-}
-
-// SubmitEpisode implements ingest.HookAPI.
-func (h clientHookAPI) SubmitEpisode(ctx context.Context, ep imprint.Episode) error {
-	_, err := h.c.SubmitEpisode(ctx, ep)
-	return err
-}
-
-// EndSession implements ingest.HookAPI.
-func (h clientHookAPI) EndSession(ctx context.Context, scope imprint.Scope, sessionID string) error {
-	_, _, err := h.c.End(ctx, scope, sessionID)
-	return err
-}
-
-// Recall implements ingest.HookAPI.
-func (h clientHookAPI) Recall(ctx context.Context, q imprint.RecallQuery) (string, error) {
-	res, err := h.c.Recall(ctx, q)
-	return res.Context, err
+	return httpapi.HookClient{C: cl}, nil
 }
 
 // remoteCapture submits the episodes (already prepared, ids set) to the
@@ -125,55 +97,30 @@ func (a *App) remoteCapture(ctx context.Context, c *httpapi.Client, eps []imprin
 	})
 }
 
-// remoteExtract asks the service to extract the sessions and prints each
-// window's result as the service reports it, until the windows have
-// consumed the messages that were pending when it asked. A
-// failed window is printed and exits 1, as locally.
+// remoteExtract asks the service to extract the session (every pending
+// one when "") and prints each window's result as the service reports it.
+// A failed window is printed and exits 1, as locally.
 func (a *App) remoteExtract(ctx context.Context, c *httpapi.Client, session string) error {
 	ctx, cancel := context.WithTimeout(ctx, remoteWait)
 	defer cancel()
-	scope := a.Scope()
-	sessions := []string{session}
-	if session == "" {
-		var err error
-		if sessions, err = c.PendingSessions(ctx, scope); err != nil {
+	var windows, stored int
+	err := c.ExtractPending(ctx, a.Scope(), session, func(data json.RawMessage, success bool) error {
+		var res extract.Result
+		if err := json.Unmarshal(data, &res); err != nil {
+			return fmt.Errorf("extraction result: %w: %v", imprint.ErrUnavailable, err)
+		}
+		windows++
+		stored += res.StoredCount
+		if err := a.Print(res, res.WriteText); err != nil {
 			return err
 		}
-	}
-	if len(sessions) == 0 {
-		if !a.JSON {
-			a.Printf("0 windows, 0 memories stored or updated\n")
+		if !success {
+			return withExitCode(exitFailure, fmt.Errorf("extract session %s: a window failed on the server; its messages stay pending and the service retries them", res.SessionID))
 		}
 		return nil
-	}
-	s, err := c.OpenEvents(ctx, scope)
+	})
 	if err != nil {
-		return fmt.Errorf("follow extraction: %w", err)
-	}
-	defer s.Close()
-	var windows, stored int
-	for _, sid := range sessions {
-		err := c.ExtractSession(ctx, s, scope, sid, func(data json.RawMessage, success bool) error {
-			var res extract.Result
-			if err := json.Unmarshal(data, &res); err != nil {
-				return fmt.Errorf("extraction result: %w: %v", imprint.ErrUnavailable, err)
-			}
-			windows++
-			stored += res.StoredCount
-			if err := a.Print(res, res.WriteText); err != nil {
-				return err
-			}
-			if !success {
-				return withExitCode(exitFailure, fmt.Errorf("extract session %s: a window failed on the server; its messages stay pending and the service retries them", sid))
-			}
-			return nil
-		})
-		if errors.Is(err, imprint.ErrNotFound) {
-			return imprint.Invalidf("--session %q: no such session in scope %s", sid, scope)
-		}
-		if err != nil {
-			return err
-		}
+		return err
 	}
 	if !a.JSON {
 		a.Printf("%d windows, %d memories stored or updated\n", windows, stored)

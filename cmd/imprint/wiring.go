@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/config"
@@ -28,9 +27,6 @@ import (
 
 // dbFileName is the SQLite file inside the data dir.
 const dbFileName = "imprint.db"
-
-// embeddingCacheSize is how many vectors the embedder cache keeps.
-const embeddingCacheSize = 4096
 
 // openStore opens the store named by cfg.Store (the SQLite file of the
 // data dir, or the PostgreSQL database of a postgres:// URL), creating the
@@ -98,53 +94,10 @@ func retries(n int) int {
 	return n
 }
 
-// buildEmbedder builds the embedder for a.Config.Embedding, behind an LRU
-// cache; nil when the provider is none.
+// buildEmbedder builds the embedder for a.Config.Embedding; nil when the
+// provider is none.
 func (a *App) buildEmbedder() (imprint.Embedder, error) {
-	c := a.Config.Embedding
-	var inner imprint.Embedder
-	switch c.Provider {
-	case config.ProviderNone:
-		return nil, nil
-	case config.ProviderHash:
-		inner = embedding.NewHash()
-	case config.ProviderOpenAI:
-		o, err := embedding.NewOpenAI(embedding.OpenAIConfig{
-			BaseURL:    c.BaseURL,
-			APIKey:     c.APIKey,
-			Model:      c.Model,
-			Dimensions: c.Dimensions,
-			Timeout:    a.Config.LLM.Timeout,
-			MaxRetries: retries(a.Config.LLM.MaxRetries),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("embedding: %w", err)
-		}
-		inner = o
-	default:
-		return nil, imprint.Invalidf("config embedding.provider: unknown provider %q", c.Provider)
-	}
-	return embedding.NewCache(inner, embeddingCacheSize), nil
-}
-
-// callRecorder records every LLM call attempt in memory (for the summaries
-// a command prints) and in the store's call log once the store is open.
-type callRecorder struct {
-	mem   llm.MemoryRecorder
-	store atomic.Pointer[storeRef]
-}
-
-type storeRef struct{ s imprint.Store }
-
-// RecordLLMCall implements imprint.CallRecorder.
-func (r *callRecorder) RecordLLMCall(ctx context.Context, c imprint.LLMCall) error {
-	_ = r.mem.RecordLLMCall(ctx, c)
-	if ref := r.store.Load(); ref != nil {
-		if err := ref.s.RecordLLMCall(ctx, c); err != nil {
-			return fmt.Errorf("record llm call: %w", err)
-		}
-	}
-	return nil
+	return embedding.FromConfig(a.Config.Embedding, a.Config.LLM.Timeout, retries(a.Config.LLM.MaxRetries))
 }
 
 // jobEngine builds the durable-job engine of imprint serve named by

@@ -33,6 +33,9 @@ type DB struct {
 	url  string
 	pool *pgxpool.Pool
 
+	// vec is the vector tier (pgvector.go).
+	vec vecTier
+
 	// jobEngine, when set, takes the store's jobs (jobhook.go).
 	jobEngine engineSlot
 
@@ -76,6 +79,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	if err := db.detectVector(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: vectors: %w: %v", imprint.ErrUnavailable, err)
 	}
 	return db, nil
 }

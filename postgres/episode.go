@@ -272,7 +272,7 @@ func validCapture(ep imprint.Episode, traces []imprint.Trace) (imprint.Episode, 
 func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace, keys []map[string]bool,
 	wrap func(c int, err error) error) error {
 	now := imprint.Now()
-	return db.tx(ctx, func(tx pgx.Tx) error {
+	err := db.tx(ctx, func(tx pgx.Tx) error {
 		for c := range eps {
 			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], now); err != nil {
 				return wrap(c, err)
@@ -280,6 +280,14 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 		}
 		return nil
 	})
+	if err == nil {
+		for _, trs := range traces {
+			for _, t := range trs {
+				db.noteVectors(ctx, "traces", t.Embedder, max(len(t.VecSummary), len(t.VecAction)), vecCols[imprint.KindTrace]...)
+			}
+		}
+	}
+	return err
 }
 
 const (

@@ -177,6 +177,9 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		}
 		return nil
 	})
+	if err == nil && len(m.Vec) > 0 {
+		db.noteVectors(ctx, "memories", m.Embedder, len(m.Vec), "vec")
+	}
 	return dbErr("put memory", err)
 }
 
@@ -337,6 +340,9 @@ func (db *DB) SetMemoryVector(ctx context.Context, scope imprint.Scope, id strin
 	_, err := db.pool.Exec(ctx, `UPDATE memories SET vec = $1, embedder = $2, dim = $3
 		WHERE id = $4 AND tenant = $5 AND user_id = $6 AND agent = $7 AND vec IS NULL`,
 		vec, embedder, len(vec), id, scope.Tenant, scope.User, scope.Agent)
+	if err == nil {
+		db.noteVectors(ctx, "memories", embedder, len(vec), "vec")
+	}
 	return dbErr("set memory vector", err)
 }
 
@@ -358,6 +364,9 @@ func (db *DB) SetTraceVectors(ctx context.Context, scope imprint.Scope, id strin
 	_, err := db.pool.Exec(ctx, `UPDATE traces SET vec_summary = $1, vec_action = $2, embedder = $3, dim = $4
 		WHERE id = $5 AND tenant = $6 AND user_id = $7 AND agent = $8 AND vec_summary IS NULL AND vec_action IS NULL`,
 		vecArg(summary), vecArg(action), embedder, max(len(summary), len(action)), id, scope.Tenant, scope.User, scope.Agent)
+	if err == nil {
+		db.noteVectors(ctx, "traces", embedder, max(len(summary), len(action)), vecCols[imprint.KindTrace]...)
+	}
 	return dbErr("set trace vectors", err)
 }
 

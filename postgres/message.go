@@ -147,6 +147,11 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 	if err != nil {
 		return nil, err
 	}
+	for _, b := range batches {
+		for _, m := range b.Messages {
+			db.noteVectors(ctx, "messages", m.Embedder, len(m.Vec), "vec")
+		}
+	}
 	return out, nil
 }
 
@@ -345,6 +350,11 @@ func (db *DB) SetMessageVectors(ctx context.Context, scope imprint.Scope, sessio
 		}
 		return nil
 	})
+	if err == nil {
+		for _, v := range vecs {
+			db.noteVectors(ctx, "messages", embedder, len(v), "vec")
+		}
+	}
 	return dbErr("set message vectors", err)
 }
 

@@ -4,7 +4,10 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -56,47 +59,66 @@ func (db *DB) SearchVector(ctx context.Context, q imprint.VectorQuery) ([]imprin
 	limit := clampLimit(q.Limit)
 	cols := vecCols[q.Kind]
 	var a args
+	// The embedder and dimension are literals, so that the planner can
+	// use the partial HNSW index of the (embedder, dimension).
 	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src) +
-		` AND x.embedder = ` + a.add(q.Embedder) + ` AND x.dim = ` + a.add(len(q.Vector))
-	var has []string
-	for _, c := range cols {
-		has = append(has, `x.`+c+` IS NOT NULL`)
-	}
-	rows, err := db.pool.Query(ctx, `SELECT `+src.cols+`, x.`+strings.Join(cols, ", x.")+` FROM `+src.table+` x WHERE `+
-		filter+` AND (`+strings.Join(has, " OR ")+`)`, a...)
-	if err != nil {
-		return nil, dbErr("search vector", err)
-	}
-	defer rows.Close()
+		` AND x.embedder = ` + quoteLiteral(q.Embedder) + ` AND x.dim = ` + strconv.Itoa(len(q.Vector))
+	sel := `SELECT ` + src.cols + `, x.` + strings.Join(cols, ", x.") + ` FROM ` + src.table + ` x WHERE ` + filter
 	var out []scored
-	for rows.Next() {
-		vecs := make([][]float32, len(cols))
-		dst := make([]any, len(cols))
-		for i := range vecs {
-			dst[i] = &vecs[i]
+	read := func(rows pgx.Rows) error {
+		defer rows.Close()
+		for rows.Next() {
+			vecs := make([][]float32, len(cols))
+			dst := make([]any, len(cols))
+			for i := range vecs {
+				dst[i] = &vecs[i]
+			}
+			rid, h, err := scanHit(q.Kind, rows, dst...)
+			if err != nil {
+				return err
+			}
+			best, ok := 0.0, false
+			for _, v := range vecs {
+				if len(v) != len(q.Vector) {
+					continue
+				}
+				if s := cosine(q.Vector, v); !ok || s > best {
+					best, ok = s, true
+				}
+			}
+			if !ok || q.MinScore != 0 && best < q.MinScore {
+				continue
+			}
+			h.Score = best
+			out = append(out, scored{hit: h, rid: rid})
 		}
-		rid, h, err := scanHit(q.Kind, rows, dst...)
+		return rows.Err()
+	}
+	if db.vec.version == "" {
+		// Exact: every vector of the scope, embedder and dimension.
+		var has []string
+		for _, c := range cols {
+			has = append(has, `x.`+c+` IS NOT NULL`)
+		}
+		rows, err := db.pool.Query(ctx, sel+` AND (`+strings.Join(has, " OR ")+`)`, a...)
 		if err != nil {
 			return nil, dbErr("search vector", err)
 		}
-		best, ok := 0.0, false
-		for _, v := range vecs {
-			if len(v) != len(q.Vector) {
-				continue
-			}
-			if s := cosine(q.Vector, v); !ok || s > best {
-				best, ok = s, true
-			}
+		if err := read(rows); err != nil {
+			return nil, dbErr("search vector", err)
 		}
-		if !ok || q.MinScore != 0 && best < q.MinScore {
-			continue
-		}
-		h.Score = best
-		out = append(out, scored{hit: h, rid: rid})
-	}
-	if err := rows.Err(); err != nil {
+	} else if err := db.searchHNSW(ctx, q, src.table, cols, sel, a, limit, read); err != nil {
 		return nil, dbErr("search vector", err)
 	}
+	seen := map[int64]bool{}
+	uniq := out[:0]
+	for _, s := range out {
+		if !seen[s.rid] {
+			seen[s.rid] = true
+			uniq = append(uniq, s)
+		}
+	}
+	out = uniq
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].hit.Score != out[j].hit.Score {
 			return out[i].hit.Score > out[j].hit.Score

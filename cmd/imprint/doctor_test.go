@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/pgtest"
 	"github.com/imprint-dev/imprint/llm/llmtest"
 )
 
@@ -230,6 +231,20 @@ func TestDoctorMasksSecrets(t *testing.T) {
 	}
 	if got := srv.RequestsFor(doctorPingOp); len(got) != 2 || got[0].Header.Get("X-Api-Key") != key {
 		t.Errorf("anthropic requests = %d, want 2 sent with the key from ANTHROPIC_API_KEY", len(got))
+	}
+}
+
+// TestDoctorPostgres checks doctor on a real PostgreSQL: the store is
+// named without its password, reachable and migrated, and the vector tier
+// in use is said.
+func TestDoctorPostgres(t *testing.T) {
+	u := pgtest.Schema(t)
+	t.Parallel()
+	r := runImprint(t, map[string]string{"IMPRINT_STORE": u}, "doctor", "--json", "--data-dir", t.TempDir())
+	status, full := checks(t, r)
+	if status["store"] != "ok" || !strings.Contains(full["store"].Detail, "postgres ") ||
+		!strings.Contains(full["store"].Detail, "vectors: ") {
+		t.Errorf("store check = %+v, want ok naming postgres and its vector search", full["store"])
 	}
 }
 

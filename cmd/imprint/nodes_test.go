@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -176,6 +180,58 @@ func TestServeNodesShareWork(t *testing.T) {
 	}
 	checkOnce(t, "trace", ids(trs, func(tr imprint.Trace) string { return tr.EpisodeID + " " + tr.UserText }), nodeSessions*nodeEpisodes)
 
+	// The database is the source of truth: imprint export, run against
+	// it from any data dir, gives the whole log.
+	cmd := exec.Command(bin, "export", "--data-dir", t.TempDir())
+	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "IMPRINT_STORE=" + storeURL}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("imprint export: %v", err)
+	}
+	kinds := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var l struct{ Kind string }
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("export line %q: %v", line, err)
+		}
+		kinds[l.Kind]++
+	}
+	if kinds["message"] != nodeSessions*nodeEpisodes*2 || kinds["memory"] != nodeSessions*nodeEpisodes ||
+		kinds["trace"] != nodeSessions*nodeEpisodes || kinds["session"] != nodeSessions {
+		t.Errorf("imprint export holds %v, want every session, message, memory and trace", kinds)
+	}
+	// Each node keeps the day shards of what it processed in its own data
+	// dir: together they hold every message.
+	inShards := map[string]bool{}
+	for i, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "conversations", "*.jsonl"))
+		lines := 0
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var m struct {
+					ID        string `json:"id"`
+					SessionID string `json:"session_id"`
+				}
+				if json.Unmarshal([]byte(line), &m) == nil && m.ID != "" {
+					inShards[m.SessionID+"/"+m.ID] = true
+					lines++
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("node %d wrote no conversation shard lines in %s", i, dir)
+		}
+	}
+	for _, m := range msgs {
+		if !inShards[m] {
+			t.Errorf("message %s is in no node's shards", m)
+			break
+		}
+	}
 	for i, f := range llms {
 		if n := f.extractCalls(); n == 0 {
 			t.Errorf("node %d answered no extraction: the nodes did not share the work", i)

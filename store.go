@@ -37,12 +37,13 @@ type TextQuery struct {
 	Text  string
 	// SessionID restricts the search to one session when set.
 	SessionID string
-	// Workspace, when set, keeps the records of that workspace only (and
-	// the workspace-less ones too with IncludeGlobal); "" keeps every
-	// workspace of the scope.
+	// Workspace, when set, keeps the records of that workspace only; ""
+	// keeps every workspace of the scope (unless IncludeGlobal).
 	Workspace string
-	// IncludeGlobal, with Workspace set, also keeps workspace-less records
-	// (persona, global instructions): dedup candidates and recall.
+	// IncludeGlobal keeps the records of Workspace and the workspace-less
+	// ones (persona, global instructions), what a session in Workspace
+	// sees: dedup candidates and recall. With Workspace "" it keeps the
+	// workspace-less records only.
 	IncludeGlobal bool
 	// ExcludeIDs are left out of the results (e.g. the memories of the
 	// batch being deduplicated).
@@ -58,12 +59,13 @@ type VectorQuery struct {
 	Vector    []float32
 	Embedder  string
 	SessionID string
-	// Workspace, when set, keeps the records of that workspace only (and
-	// the workspace-less ones too with IncludeGlobal); "" keeps every
-	// workspace of the scope.
+	// Workspace, when set, keeps the records of that workspace only; ""
+	// keeps every workspace of the scope (unless IncludeGlobal).
 	Workspace string
-	// IncludeGlobal, with Workspace set, also keeps workspace-less records
-	// (persona, global instructions): dedup candidates and recall.
+	// IncludeGlobal keeps the records of Workspace and the workspace-less
+	// ones (persona, global instructions), what a session in Workspace
+	// sees: dedup candidates and recall. With Workspace "" it keeps the
+	// workspace-less records only.
 	IncludeGlobal bool
 	// MinScore drops hits whose cosine is below it.
 	MinScore   float64
@@ -153,12 +155,13 @@ type EpisodeStore interface {
 type TraceFilter struct {
 	EpisodeID string
 	SessionID string
-	// Workspace, when set, keeps the records of that workspace only (and
-	// the workspace-less ones too with IncludeGlobal); "" keeps every
-	// workspace of the scope.
+	// Workspace, when set, keeps the records of that workspace only; ""
+	// keeps every workspace of the scope (unless IncludeGlobal).
 	Workspace string
-	// IncludeGlobal, with Workspace set, also keeps workspace-less records
-	// (persona, global instructions): dedup candidates and recall.
+	// IncludeGlobal keeps the records of Workspace and the workspace-less
+	// ones (persona, global instructions), what a session in Workspace
+	// sees: dedup candidates and recall. With Workspace "" it keeps the
+	// workspace-less records only.
 	IncludeGlobal bool
 	Limit         int
 }
@@ -169,12 +172,13 @@ type TraceFilter struct {
 type MemoryFilter struct {
 	SessionID string
 	Type      MemoryType
-	// Workspace, when set, keeps the records of that workspace only (and
-	// the workspace-less ones too with IncludeGlobal); "" keeps every
-	// workspace of the scope.
+	// Workspace, when set, keeps the records of that workspace only; ""
+	// keeps every workspace of the scope (unless IncludeGlobal).
 	Workspace string
-	// IncludeGlobal, with Workspace set, also keeps workspace-less records
-	// (persona, global instructions): dedup candidates and recall.
+	// IncludeGlobal keeps the records of Workspace and the workspace-less
+	// ones (persona, global instructions), what a session in Workspace
+	// sees: dedup candidates and recall. With Workspace "" it keeps the
+	// workspace-less records only.
 	IncludeGlobal bool
 	AllVersions   bool
 	Limit         int

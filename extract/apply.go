@@ -281,6 +281,11 @@ func (r *Runner) plan(ctx context.Context, b *applyBatch, m imprint.Memory, d de
 		var sources []string
 		var stamps []imprint.Time
 		for _, t := range targets {
+			if t.Workspace == "" {
+				// A correction of a memory of every workspace (persona,
+				// global instruction) holds for every workspace too.
+				m.Workspace = ""
+			}
 			sources = append(sources, t.SourceMessageIDs...)
 			stamps = append(stamps, t.Timestamps...)
 			m.Supersedes = append(m.Supersedes, t.ID)

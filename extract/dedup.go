@@ -64,7 +64,7 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 			continue
 		}
 		seen[h] = true
-		live, err := r.hasLiveHash(ctx, scope, h)
+		live, err := r.hasLiveHash(ctx, scope, m.Workspace, h)
 		if err != nil {
 			out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("exact-text lookup: %v", err))
 			continue
@@ -102,9 +102,23 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 	return out
 }
 
-// hasLiveHash reports whether a live memory of the scope has the hash.
-func (r *Runner) hasLiveHash(ctx context.Context, scope imprint.Scope, h string) (bool, error) {
-	return r.d.Store.HasLiveMemoryHash(ctx, scope, h)
+// hasLiveHash reports whether a live memory of the scope has the hash, in
+// workspace ws or in none: a memory of another workspace is no duplicate.
+func (r *Runner) hasLiveHash(ctx context.Context, scope imprint.Scope, ws, h string) (bool, error) {
+	live, err := r.d.Store.HasLiveMemoryHash(ctx, scope, h)
+	if err != nil || !live {
+		return false, err
+	}
+	same, err := r.d.Store.FindMemoryByHash(ctx, scope, h)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range same {
+		if m.Workspace == ws || m.Workspace == "" {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func contains(list []string, s string) bool {

@@ -27,8 +27,8 @@ const (
 )
 
 // recall finds, for each memory index in rest, the ids of related live
-// memories of the scope: by vector when the embedder works and the scope
-// has vectors, else by keywords.
+// memories of the scope in the memory's workspace or in none: by vector
+// when the embedder works and the scope has vectors, else by keywords.
 func (r *Runner) recall(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, rest []int, batchIDs []string, out *dedupOutcome) map[int][]string {
 	inBatch := make(map[string]bool, len(batchIDs))
 	for _, id := range batchIDs {
@@ -43,6 +43,7 @@ func (r *Runner) recall(ctx context.Context, scope imprint.Scope, mems []imprint
 		for _, i := range rest {
 			hits, err := r.d.Store.SearchVector(ctx, imprint.VectorQuery{
 				Scope: scope, Kind: imprint.KindMemory, Vector: mems[i].Vec, Embedder: mems[i].Embedder,
+				Workspace: mems[i].Workspace, IncludeGlobal: true,
 				MinScore: r.cfg.RecallMinScore, ExcludeIDs: batchIDs, Limit: topK + len(mems),
 			})
 			if err != nil {
@@ -61,7 +62,8 @@ func (r *Runner) recall(ctx context.Context, scope imprint.Scope, mems []imprint
 	out.tier = tierFTS
 	for _, i := range rest {
 		hits, err := r.d.Store.SearchText(ctx, imprint.TextQuery{
-			Scope: scope, Kind: imprint.KindMemory, Text: recallText(ctx, r.d.Store, scope, mems[i].Content), ExcludeIDs: batchIDs, Limit: ftsFetch,
+			Scope: scope, Kind: imprint.KindMemory, Text: recallText(ctx, r.d.Store, scope, mems[i].Content),
+			Workspace: mems[i].Workspace, IncludeGlobal: true, ExcludeIDs: batchIDs, Limit: ftsFetch,
 		})
 		if err != nil {
 			out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("keyword recall: %v", err))

@@ -322,6 +322,11 @@ func (r *Runner) extractWindow(ctx context.Context, scope imprint.Scope, session
 	cands = r.dropUnsafe(ctx, scope, sessionID, cands, res)
 	mems, warns := validate(cands, w.New, w.Background, r.cfg.MaxMemoriesPerSession)
 	assignIDs(scope, sessionID, w, mems)
+	// A memory holds for the workspace its session ran in ("always use
+	// pnpm in this repo" stays in the repo).
+	for i, ws := 0, w.Workspace(); i < len(mems); i++ {
+		mems[i].Workspace = ws
+	}
 	res.Warnings = append(res.Warnings, warns...)
 	return mems, lastScene, nil
 }

@@ -178,3 +178,16 @@ func backgroundBefore(ctx context.Context, ms imprint.MessageStore, gate gateMem
 		}
 	}
 }
+
+// Workspace is the workspace of the window's messages: the first one
+// naming one ("" for none).
+func (w Window) Workspace() string {
+	for _, ms := range [][]imprint.Message{w.New, w.Consumed} {
+		for _, m := range ms {
+			if m.Workspace != "" {
+				return m.Workspace
+			}
+		}
+	}
+	return ""
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -29,6 +30,8 @@ type ccLine struct {
 	Timestamp                 json.RawMessage `json:"timestamp"`
 	Message                   json.RawMessage `json:"message"`
 	ToolUseResult             json.RawMessage `json:"toolUseResult"`
+	// Cwd is the working directory of the line: the session's project.
+	Cwd string `json:"cwd"`
 }
 
 // ccMessage is the Anthropic message inside a user or assistant line.
@@ -75,6 +78,8 @@ type ccSession struct {
 	side     []ccSideRun // sub-agent turns, attached to episodes at the end
 	spawns   map[string]string
 	warnings []Warning
+	// cwd is the first working directory of the session's own lines.
+	cwd string
 }
 
 // ccSideRun is a run of sub-agent turns and the number of main turns that
@@ -118,6 +123,9 @@ func parseClaudeCode(r io.Reader, file string, subagentFile bool) (*ccSession, e
 	var nodes []chainNode // every line with a uuid, for the branch walk
 	nonEmpty, objects, err := eachJSONObject(r, warn, func(n int, l *ccLine) {
 		side := l.IsSidechain || subagentFile
+		if s.cwd == "" && !side {
+			s.cwd = strings.TrimSpace(l.Cwd)
+		}
 		parent := l.ParentUUID
 		if parent == "" {
 			parent = l.LogicalParentUUID

@@ -321,5 +321,6 @@ func (s *ccSession) transcript() Transcript {
 		Messages:  MessagesFromTurns(s.id, imprint.Scope{}, s.main, SourceClaudeCode),
 		Episodes:  eps,
 		Warnings:  s.warnings,
+		Workspace: s.cwd,
 	}
 }

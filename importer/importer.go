@@ -15,6 +15,10 @@ type Transcript struct {
 	// AI assistant (LoCoMo; imprint messages with "between_people"): its
 	// session is recorded with the marker (imprint.Session.BetweenPeople).
 	BetweenPeople bool
+	// Workspace is the project the session ran in, where the source says
+	// (Claude Code's and OpenClaw's cwd); "" when it does not. Its
+	// messages and episodes carry it (Message.Workspace).
+	Workspace string
 	// Warnings report input that was skipped (malformed lines, unknown roles).
 	Warnings []Warning
 }

@@ -23,6 +23,8 @@ type ocEntry struct {
 	ParentID  string          `json:"parentId"`
 	Timestamp json.RawMessage `json:"timestamp"`
 	Message   json.RawMessage `json:"message"`
+	// Cwd is the session header's working directory: the project.
+	Cwd string `json:"cwd"`
 }
 
 // ocMessage is the message of a "message" entry.
@@ -72,7 +74,7 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 	}
 	var recs []*ocRecord
 	var nodes []chainNode
-	sessionID := ""
+	sessionID, cwd := "", ""
 	linked := false
 	unknownRoles := map[string][]int{}
 	nonEmpty, objects, err := eachJSONObject(r, warn, func(n int, e *ocEntry) {
@@ -82,6 +84,9 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 		if e.Type == "session" {
 			if sessionID == "" {
 				sessionID = strings.TrimSpace(e.ID)
+			}
+			if cwd == "" {
+				cwd = strings.TrimSpace(e.Cwd)
 			}
 			return
 		}
@@ -201,7 +206,9 @@ func ReadOpenClaw(r io.Reader, file string) (Transcript, error) {
 		}
 	}
 	sortWarnings(warnings)
-	return cleanTranscript(transcriptOf(SourceOpenClaw, sessionID, b.turns, warnings), file)
+	tr := transcriptOf(SourceOpenClaw, sessionID, b.turns, warnings)
+	tr.Workspace = cwd
+	return cleanTranscript(tr, file)
 }
 
 // ocContent decodes a message's content (a string or a list of blocks) into

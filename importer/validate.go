@@ -55,6 +55,11 @@ func cleanTranscript(tr Transcript, file string) (Transcript, error) {
 	if err := imprint.ValidateID("session id", tr.SessionID); err != nil {
 		return tr, err
 	}
+	if err := imprint.ValidateWorkspace("workspace", tr.Workspace); err != nil {
+		tr.Warnings = append(tr.Warnings, Warning{File: file, Message: fmt.Sprintf("workspace ignored: %v", err)})
+		tr.Workspace = ""
+	}
+	tr.SetWorkspace(tr.Workspace)
 	msgs := tr.Messages[:0:0]
 	for i, m := range tr.Messages {
 		if err := checkID("", "id", m.ID); err != nil {
@@ -86,4 +91,29 @@ func checkEpisodeIDs(ep imprint.Episode) error {
 		}
 	}
 	return nil
+}
+
+// SetWorkspace makes ws the workspace of the transcript, its messages and
+// its episodes.
+func (tr *Transcript) SetWorkspace(ws string) {
+	tr.Workspace = ws
+	for i := range tr.Messages {
+		tr.Messages[i].Workspace = ws
+	}
+	for i := range tr.Episodes {
+		tr.Episodes[i].Workspace = ws
+	}
+}
+
+// DefaultAgent is the scope agent transcripts of source go to when the
+// agent is not chosen (--agent, IMPRINT_AGENT): "claude-code" for Claude
+// Code, "openclaw" for OpenClaw, so that every path (hook, import) files a
+// host's sessions under the same scope; "" for every other source, which
+// keeps imprint's default.
+func DefaultAgent(source string) string {
+	switch source {
+	case SourceClaudeCode, SourceOpenClaw:
+		return source
+	}
+	return ""
 }

@@ -96,7 +96,8 @@ func (h *ClaudeCodeHook) Run(ctx context.Context, event string, payload io.Reade
 		if strings.TrimSpace(p.Prompt) == "" {
 			return "", nil
 		}
-		text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, Text: p.Prompt, SessionID: p.SessionID, BudgetTokens: h.RecallBudget})
+		text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, Text: p.Prompt, SessionID: p.SessionID,
+			Workspace: strings.TrimSpace(p.Cwd), BudgetTokens: h.RecallBudget})
 		if err != nil {
 			return "", fmt.Errorf("recall: %w", err)
 		}
@@ -155,6 +156,16 @@ func (h *ClaudeCodeHook) sync(ctx context.Context, p hookPayload, final bool) (s
 	if sid == "" {
 		sid = p.SessionID
 	}
+	// The project: the transcript's cwd, as an import of it reads it, else
+	// the payload's, else the project folder.
+	ws := tr.Workspace
+	if ws == "" {
+		ws = strings.TrimSpace(p.Cwd)
+	}
+	if ws == "" {
+		ws = claudeCodeProject(p.TranscriptPath)
+	}
+	tr.SetWorkspace(ws)
 	statePath := h.statePath(sid)
 	st := loadHookState(statePath)
 
@@ -187,8 +198,8 @@ func (h *ClaudeCodeHook) sync(ctx context.Context, p hookPayload, final bool) (s
 			ep.ClosedBy = imprint.ClosedAbandoned
 			ep.Status = imprint.EpisodeAbandoned
 		}
-		ep.Scope = h.Scope
 		ep.SessionID = sid
+		ep = scopedEpisode(ep, h.Scope)
 		if err := h.API.SubmitEpisode(ctx, ep); err != nil {
 			return sid, fmt.Errorf("post episode %s: %w", ep.ID, err)
 		}

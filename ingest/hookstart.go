@@ -34,7 +34,8 @@ func (h *ClaudeCodeHook) sessionStart(ctx context.Context, p hookPayload) (strin
 			return "", nil
 		}
 	}
-	text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, SessionID: p.SessionID, BudgetTokens: h.RecallBudget, Persona: true})
+	text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, SessionID: p.SessionID,
+		Workspace: strings.TrimSpace(p.Cwd), BudgetTokens: h.RecallBudget, Persona: true})
 	if err != nil {
 		return "", fmt.Errorf("recall standing context: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/imprint-dev/imprint"
@@ -106,6 +107,11 @@ type Importer struct {
 	Location *time.Location
 	// Progress is told how the import goes; nil reports nothing.
 	Progress Progress
+	// SourceAgents is set when the agent of Scope was not chosen (no
+	// --agent, no IMPRINT_AGENT): the sources of a format with a default
+	// agent (importer.DefaultAgent: Claude Code, OpenClaw) are imported
+	// into that agent's scope, as their hooks record them.
+	SourceAgents bool
 }
 
 // Run imports sources. It returns what it did; after an LLM budget
@@ -113,6 +119,95 @@ type Importer struct {
 // valid input is a warning when there are several, an ErrInvalid error
 // when it is the only one.
 func (im *Importer) Run(ctx context.Context, sources []Source) (*Summary, error) {
+	groups := im.byAgent(sources)
+	if len(groups) == 1 {
+		sub := *im
+		sub.Scope.Agent = groups[0].agent
+		return sub.run(ctx, groups[0].sources)
+	}
+	total := &Summary{DryRun: im.DryRun}
+	for _, g := range groups {
+		sub := *im
+		sub.Scope.Agent = g.agent
+		sum, err := sub.run(ctx, g.sources)
+		if sum != nil {
+			total.add(sum)
+		}
+		if err != nil || total.LLMBudgetReached {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// agentSources are the sources imported into one agent's scope.
+type agentSources struct {
+	agent   string
+	sources []Source
+}
+
+// byAgent groups the sources by the agent they are imported into (in the
+// order of their first source): all into Scope's agent, or with
+// SourceAgents each format's default agent where it has one.
+func (im *Importer) byAgent(sources []Source) []agentSources {
+	var out []agentSources
+	at := map[string]int{}
+	for _, src := range sources {
+		agent := im.Scope.Agent
+		if d := importer.DefaultAgent(src.Format); im.SourceAgents && d != "" {
+			agent = d
+		}
+		i, ok := at[agent]
+		if !ok {
+			i = len(out)
+			at[agent] = i
+			out = append(out, agentSources{agent: agent})
+		}
+		out[i].sources = append(out[i].sources, src)
+	}
+	if len(out) == 0 {
+		out = append(out, agentSources{agent: im.Scope.Agent})
+	}
+	return out
+}
+
+// add adds what another part of the same import did to s.
+func (s *Summary) add(o *Summary) {
+	s.Files += o.Files
+	s.Transcripts += o.Transcripts
+	s.MessagesRecorded += o.MessagesRecorded
+	s.MessagesSkipped += o.MessagesSkipped
+	s.Episodes += o.Episodes
+	s.EpisodesSkipped += o.EpisodesSkipped
+	s.Traces += o.Traces
+	s.Memories.Store += o.Memories.Store
+	s.Memories.Update += o.Memories.Update
+	s.Memories.Merge += o.Memories.Merge
+	s.Memories.Skip += o.Memories.Skip
+	s.Warnings = append(s.Warnings, o.Warnings...)
+	s.LLMCalls += o.LLMCalls
+	s.PromptTokens += o.PromptTokens
+	s.CompletionTokens += o.CompletionTokens
+	s.LLMConfigured = s.LLMConfigured || o.LLMConfigured
+	for _, p := range []struct {
+		dst **int
+		v   *int
+	}{{&s.EstimatedLLMCalls, o.EstimatedLLMCalls}, {&s.EstimatedPromptTokens, o.EstimatedPromptTokens}} {
+		if p.v != nil {
+			n := *p.v
+			if *p.dst != nil {
+				n += **p.dst
+			}
+			*p.dst = &n
+		}
+	}
+	s.LLMBudgetReached = s.LLMBudgetReached || o.LLMBudgetReached
+	s.EpisodesLeft += o.EpisodesLeft
+	s.PendingMessages += o.PendingMessages
+}
+
+// run imports sources into im.Scope.
+func (im *Importer) run(ctx context.Context, sources []Source) (*Summary, error) {
 	sum := &Summary{DryRun: im.DryRun}
 	for _, src := range sources {
 		sum.Files += max(1, src.Files)
@@ -226,10 +321,7 @@ func (im *Importer) estimateTranscript(ctx context.Context, tr importer.Transcri
 // episodeToCapture gives an episode of a transcript its scope and id and
 // says whether it was captured before and is unchanged (skip).
 func (im *Importer) episodeToCapture(ctx context.Context, ep imprint.Episode) (imprint.Episode, bool, error) {
-	ep.Scope = im.Scope
-	// Episode ids are derived from the scope too, so one transcript can
-	// be imported into several scopes.
-	ep.ID = capture.DeriveEpisodeID(ep)
+	ep = scopedEpisode(ep, im.Scope)
 	prev, err := im.Store.GetEpisode(ctx, im.Scope, ep.ID)
 	switch {
 	case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
@@ -268,6 +360,13 @@ func (im *Importer) importSources(ctx context.Context, sources []Source, loc *ti
 				continue
 			}
 			return nil, rd.err
+		}
+		if project := sourceProject(src); project != "" {
+			for k := range rd.trs {
+				if rd.trs[k].Workspace == "" {
+					rd.trs[k].SetWorkspace(project)
+				}
+			}
 		}
 		var last map[string]int // lastBySession(rd.trs), when extracting
 		for j := 0; j < len(rd.trs); j += recordChunk {
@@ -352,4 +451,42 @@ func lastBySession(trs []importer.Transcript) map[string]int {
 		last[tr.SessionID] = i
 	}
 	return last
+}
+
+// scopedEpisode puts an episode read from a transcript in scope and gives
+// it the id every path stores it under (imprint.DeriveEpisodeID: scope,
+// session, first turn): the hooks and an import of the same transcript,
+// in either order and as the transcript grows, make one episode, hence
+// the same traces. The id is derived from the scope too, so one
+// transcript can be imported into several scopes.
+func scopedEpisode(ep imprint.Episode, scope imprint.Scope) imprint.Episode {
+	ep.Scope = scope
+	ep.ID = capture.DeriveEpisodeID(ep)
+	return ep
+}
+
+// sourceProject is the workspace of a source's transcripts that name no
+// cwd: the Claude Code project folder; "" for other formats.
+func sourceProject(src Source) string {
+	switch {
+	case src.Format != importer.FormatClaudeCode:
+		return ""
+	case src.ClaudeCodeDir:
+		return filepath.Base(src.Path)
+	}
+	return claudeCodeProject(src.Path)
+}
+
+// claudeCodeProject is the Claude Code project folder of a session file
+// (~/.claude/projects/<project>/<session>.jsonl), the workspace of a
+// transcript that names no cwd; "" for a file in the current directory.
+func claudeCodeProject(file string) string {
+	if file == "" {
+		return ""
+	}
+	dir := filepath.Base(filepath.Dir(file))
+	if dir == "." || dir == string(filepath.Separator) {
+		return ""
+	}
+	return dir
 }

@@ -237,7 +237,7 @@ func (a *args) scope(alias string, s imprint.Scope) string {
 // for ws "" (every workspace), ws only, or ws and the workspace-less
 // records with global.
 func (a *args) workspace(alias, ws string, global bool) string {
-	if ws == "" {
+	if ws == "" && !global {
 		return ""
 	}
 	if alias != "" {

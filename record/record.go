@@ -92,6 +92,7 @@ type conversationLine struct {
 	Timestamp  imprint.Time  `json:"timestamp"`
 	RecordedAt imprint.Time  `json:"recorded_at"`
 	Speaker    string        `json:"speaker,omitempty"`
+	Workspace  string        `json:"workspace,omitempty"`
 }
 
 // Record records msgs as L0 messages of the session, in order.
@@ -266,6 +267,7 @@ func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, s Session, 
 			Timestamp:  imprint.At(ts.Time),
 			RecordedAt: now,
 			Speaker:    m.Speaker,
+			Workspace:  m.Workspace,
 		})
 	}
 	if len(keep) == 0 {
@@ -458,7 +460,7 @@ func (r *Recorder) appendShard(msgs []imprint.Message) {
 	lines := make([]any, len(msgs))
 	for i, m := range msgs {
 		lines[i] = conversationLine{ID: m.ID, SessionID: m.SessionID, Scope: m.Scope, Role: m.Role,
-			Content: m.Content, Timestamp: m.Timestamp, RecordedAt: m.RecordedAt, Speaker: m.Speaker}
+			Content: m.Content, Timestamp: m.Timestamp, RecordedAt: m.RecordedAt, Speaker: m.Speaker, Workspace: m.Workspace}
 	}
 	if err := r.d.Conversations.Append(lines, func(i int) time.Time { return msgs[i].RecordedAt.Time }); err != nil {
 		// The store committed and is the source of truth; failing the call

@@ -120,13 +120,13 @@ func (r Recaller) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.Re
 	}
 	budget = min(budget, maxRecallBudget)
 
-	instructions, seen, err := r.instructions(ctx, q.Scope)
+	instructions, seen, err := r.instructions(ctx, q.Scope, q.Workspace)
 	if err != nil {
 		return res, err
 	}
 	var persona, memories, traces, messages []recallItem
 	if q.Persona {
-		if persona, err = r.persona(ctx, q.Scope, seen); err != nil {
+		if persona, err = r.persona(ctx, q.Scope, q.Workspace, seen); err != nil {
 			return res, err
 		}
 	}
@@ -147,14 +147,22 @@ func (r Recaller) Recall(ctx context.Context, q imprint.RecallQuery) (imprint.Re
 	return res, nil
 }
 
-// instructions lists the standing instructions in recall order and the
-// set of their ids.
-func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]recallItem, map[string]bool, error) {
+// inWorkspace is the memory filter of a recall in workspace ws: its
+// memories and the workspace-less ones, or every workspace for ws "".
+func inWorkspace(f imprint.MemoryFilter, ws string) imprint.MemoryFilter {
+	f.Workspace, f.IncludeGlobal = ws, ws != ""
+	return f
+}
+
+// instructions lists the standing instructions of workspace ws (and those
+// of every workspace) in recall order, and the set of their ids. An
+// instruction given in another workspace ("in this repo") is not one.
+func (r Recaller) instructions(ctx context.Context, scope imprint.Scope, ws string) ([]recallItem, map[string]bool, error) {
 	seen := map[string]bool{}
 	if r.Memories == nil {
 		return nil, seen, nil
 	}
-	ms, err := r.Memories.ListMemories(ctx, scope, imprint.MemoryFilter{Type: imprint.MemoryInstruction, Limit: recallInstructions})
+	ms, err := r.Memories.ListMemories(ctx, scope, inWorkspace(imprint.MemoryFilter{Type: imprint.MemoryInstruction, Limit: recallInstructions}, ws))
 	if err != nil {
 		return nil, nil, fmt.Errorf("recall instructions: %w", err)
 	}
@@ -166,7 +174,11 @@ func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]reca
 			}
 			return 1
 		}
-		return cmp.Compare(b.Priority, a.Priority)
+		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+			return c
+		}
+		// The workspace's own before those of every workspace.
+		return cmp.Compare(boolRank(a.Workspace == ""), boolRank(b.Workspace == ""))
 	})
 	items := make([]recallItem, 0, len(ms))
 	for _, m := range ms {
@@ -182,11 +194,11 @@ func (r Recaller) instructions(ctx context.Context, scope imprint.Scope) ([]reca
 // persona lists the scope's live persona memories, highest priority first
 // (newest first among equals), adding their ids to seen so the relevant
 // memories do not repeat them.
-func (r Recaller) persona(ctx context.Context, scope imprint.Scope, seen map[string]bool) ([]recallItem, error) {
+func (r Recaller) persona(ctx context.Context, scope imprint.Scope, ws string, seen map[string]bool) ([]recallItem, error) {
 	if r.Memories == nil {
 		return nil, nil
 	}
-	ms, err := r.Memories.ListMemories(ctx, scope, imprint.MemoryFilter{Type: imprint.MemoryPersona, Limit: recallPersona})
+	ms, err := r.Memories.ListMemories(ctx, scope, inWorkspace(imprint.MemoryFilter{Type: imprint.MemoryPersona, Limit: recallPersona}, ws))
 	if err != nil {
 		return nil, fmt.Errorf("recall persona: %w", err)
 	}
@@ -337,19 +349,30 @@ func (r Recaller) queryVector(ctx context.Context, text string) []float32 {
 	return vs[0]
 }
 
-// hybrid is Search for one kind, scope-wide, with the recall's cosine
-// floor on the vector list. With sessionID, the session's own keyword
-// ranking is fused in too, so that of two equally relevant records the
-// current session's comes first.
+// hybrid is Search for one kind, scope-wide (in q.Workspace and in none
+// when the recall names a workspace), with the recall's cosine floor on
+// the vector list. With sessionID, the session's own keyword ranking is
+// fused in too, and so is the workspace's, so that of two equally
+// relevant records the current session's, then the current workspace's,
+// comes first.
 func (r Recaller) hybrid(ctx context.Context, q imprint.RecallQuery, kind imprint.Kind, sessionID string, vec []float32, limit int) ([]imprint.Hit, error) {
 	depth := max(limit*3, 20)
 	var text, vecs [][]imprint.Hit
-	sessions := []string{""} // scope-wide
+	global := q.Workspace != ""
+	wide := imprint.TextQuery{Scope: q.Scope, Kind: kind, Text: q.Text, Workspace: q.Workspace, IncludeGlobal: global, Limit: depth}
+	queries := []imprint.TextQuery{wide}
 	if sessionID != "" {
-		sessions = append(sessions, sessionID)
+		own := wide
+		own.SessionID = sessionID
+		queries = append(queries, own)
 	}
-	for _, sid := range sessions {
-		th, err := r.Store.SearchText(ctx, imprint.TextQuery{Scope: q.Scope, Kind: kind, Text: q.Text, SessionID: sid, Limit: depth})
+	if global {
+		own := wide
+		own.IncludeGlobal = false
+		queries = append(queries, own)
+	}
+	for _, tq := range queries {
+		th, err := r.Store.SearchText(ctx, tq)
 		if err != nil {
 			return nil, fmt.Errorf("search %s text: %w", kind, err)
 		}
@@ -367,7 +390,7 @@ func (r Recaller) hybrid(ctx context.Context, q imprint.RecallQuery, kind imprin
 			floor = 0
 		}
 		vh, err := r.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: kind, Vector: vec, Embedder: r.Embedder.Name(),
-			MinScore: floor, Limit: depth})
+			Workspace: q.Workspace, IncludeGlobal: global, MinScore: floor, Limit: depth})
 		if err != nil {
 			return nil, fmt.Errorf("search %s vectors: %w", kind, err)
 		}
@@ -530,4 +553,12 @@ func oneLine(s string, n int) string {
 	}
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// boolRank is 0 for false and 1 for true, for sorting.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -81,7 +81,8 @@ func (s Searcher) Search(ctx context.Context, q imprint.SearchQuery) ([]imprint.
 	g.SetLimit(searchWorkers)
 	for i, k := range kinds {
 		g.Go(func() error {
-			th, err := s.Store.SearchText(gctx, imprint.TextQuery{Scope: q.Scope, Kind: k, Text: q.Text, SessionID: q.SessionID, Limit: depth})
+			th, err := s.Store.SearchText(gctx, imprint.TextQuery{Scope: q.Scope, Kind: k, Text: q.Text, SessionID: q.SessionID,
+				Workspace: q.Workspace, Limit: depth})
 			if err != nil {
 				return fmt.Errorf("search %s text: %w", k, err)
 			}
@@ -117,7 +118,7 @@ func (s Searcher) searchVectors(ctx context.Context, g *errgroup.Group, q imprin
 	for i, k := range kinds {
 		g.Go(func() error {
 			vh, err := s.Store.SearchVector(ctx, imprint.VectorQuery{Scope: q.Scope, Kind: k, Vector: vs[0], Embedder: s.Embedder.Name(),
-				SessionID: q.SessionID, MinScore: minScore(s.Embedder), Limit: depth})
+				SessionID: q.SessionID, Workspace: q.Workspace, MinScore: minScore(s.Embedder), Limit: depth})
 			if err != nil {
 				return fmt.Errorf("search %s vectors: %w", k, err)
 			}

@@ -321,9 +321,9 @@ func scopeWhere(alias string) string {
 
 // workspaceWhere is the workspace filter on a table alias (" AND ..."),
 // and its arguments: none for ws "" (every workspace), ws only, or ws and
-// the workspace-less records with global.
+// the workspace-less records with global (imprint.MemoryFilter).
 func workspaceWhere(alias, ws string, global bool) (string, []any) {
-	if ws == "" {
+	if ws == "" && !global {
 		return "", nil
 	}
 	if alias != "" {

@@ -469,7 +469,7 @@ func (db *DB) messageContext(ctx context.Context, q imprint.TextQuery, src hitSo
 			return nil, err
 		}
 		var rows *sql.Rows
-		if q.SessionID == "" && q.Workspace == "" && len(q.ExcludeIDs) == 0 {
+		if q.SessionID == "" && q.Workspace == "" && !q.IncludeGlobal && len(q.ExcludeIDs) == 0 {
 			st, err := db.readStmt(neighbourHitsSQL)
 			if err != nil {
 				return nil, err

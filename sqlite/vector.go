@@ -236,7 +236,8 @@ func (x *vecIndex) topK(q imprint.VectorQuery, limit int) []vecCandidate {
 	// ws and global are the workspaces kept (0: none); with no workspace
 	// asked for, every one.
 	var ws, global int32
-	if q.Workspace != "" {
+	byWorkspace := q.Workspace != "" || q.IncludeGlobal
+	if byWorkspace {
 		ws = x.workspaces[q.Workspace]
 		if q.IncludeGlobal {
 			global = x.workspaces[""]
@@ -258,7 +259,7 @@ func (x *vecIndex) topK(q imprint.VectorQuery, limit int) []vecCandidate {
 		if !r.live || r.scope != sc || (se != 0 && r.session != se) {
 			return false
 		}
-		if q.Workspace != "" && (r.ws == 0 || (r.ws != ws && r.ws != global)) {
+		if byWorkspace && (r.ws == 0 || (r.ws != ws && r.ws != global)) {
 			return false
 		}
 		return excl == nil || !excl[r.id]

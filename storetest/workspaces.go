@@ -41,6 +41,7 @@ func testWorkspaceMemories(t *testing.T, s imprint.Store) {
 		{"one workspace and the global ones", imprint.MemoryFilter{Workspace: wsApp, IncludeGlobal: true}, []string{"m-app", "m-global"}},
 		{"an unknown workspace", imprint.MemoryFilter{Workspace: "/elsewhere"}, []string{}},
 		{"an unknown workspace and the global ones", imprint.MemoryFilter{Workspace: "/elsewhere", IncludeGlobal: true}, []string{"m-global"}},
+		{"the global ones only", imprint.MemoryFilter{IncludeGlobal: true}, []string{"m-global"}},
 	} {
 		ms, err := s.ListMemories(ctx, scopeA, c.f)
 		must(t, err)
@@ -156,6 +157,7 @@ func testWorkspaceSearch(t *testing.T, s imprint.Store) {
 		{"one workspace and the global ones", wsApp, true, []string{"m-app", "m-global"}},
 		{"an unknown workspace and the global ones", "/elsewhere", true, []string{"m-global"}},
 		{"an unknown workspace", "/elsewhere", false, []string{}},
+		{"the global ones only", "", true, []string{"m-global"}},
 	} {
 		hits, err := s.SearchText(ctx, imprint.TextQuery{Scope: scopeA, Kind: imprint.KindMemory, Text: "package manager",
 			Workspace: c.ws, IncludeGlobal: c.global, Limit: 10})

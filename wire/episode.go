@@ -18,6 +18,7 @@ type episodeIn struct {
 	ID        string          `json:"id"`
 	SessionID *string         `json:"session_id"`
 	Scope     *imprint.Scope  `json:"scope"`
+	Workspace string          `json:"workspace"`
 	ClosedBy  string          `json:"closed_by"`
 	Meta      json.RawMessage `json:"meta"`
 	Turns     json.RawMessage `json:"turns"`
@@ -104,6 +105,10 @@ func parseEpisode(it docItem, file string) (imprint.Episode, []Warning, error) {
 		return imprint.Episode{}, nil, err
 	}
 	if err := CheckID(file, Field(it.label, "id"), ep.ID); err != nil {
+		return imprint.Episode{}, nil, err
+	}
+	ep.Workspace = strings.TrimSpace(in.Workspace)
+	if err := CheckID(file, Field(it.label, "workspace"), ep.Workspace); err != nil {
 		return imprint.Episode{}, nil, err
 	}
 	if in.Scope != nil {

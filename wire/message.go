@@ -18,6 +18,7 @@ type messageIn struct {
 	Content   json.RawMessage `json:"content"`
 	Timestamp json.RawMessage `json:"timestamp"`
 	Speaker   string          `json:"speaker"`
+	Workspace string          `json:"workspace"`
 }
 
 // MessageDoc is §4.2 L0 input as read.
@@ -25,6 +26,9 @@ type MessageDoc struct {
 	SessionID string
 	// Scope is nil when the input gives none.
 	Scope *imprint.Scope
+	// Workspace is the object's "workspace", the project of its messages
+	// that name none ("" for none).
+	Workspace string
 	// BetweenPeople is the messages object's "between_people": the
 	// conversation is between people, not with an AI assistant
 	// (imprint.Session.BetweenPeople). A message stream has no place for it.
@@ -69,6 +73,7 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 		var obj struct {
 			SessionID     *string         `json:"session_id"`
 			Scope         *imprint.Scope  `json:"scope"`
+			Workspace     string          `json:"workspace"`
 			BetweenPeople *bool           `json:"between_people"`
 			Messages      json.RawMessage `json:"messages"`
 		}
@@ -83,6 +88,10 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 			if err := CheckScope(file, "", *obj.Scope); err != nil {
 				return MessageDoc{}, nil, nil, err
 			}
+		}
+		doc.Workspace = strings.TrimSpace(obj.Workspace)
+		if err := CheckID(file, "workspace", doc.Workspace); err != nil {
+			return MessageDoc{}, nil, nil, err
 		}
 		doc.BetweenPeople = obj.BetweenPeople != nil && *obj.BetweenPeople
 		var msgs []json.RawMessage
@@ -124,6 +133,9 @@ func parseMessages(items []docItem, warnings []Warning, file string, sessionID s
 		if doc.Scope != nil {
 			m.Scope = *doc.Scope
 		}
+		if m.Workspace == "" {
+			m.Workspace = doc.Workspace
+		}
 		out = append(out, m)
 		pos = append(pos, it.pos)
 	}
@@ -159,8 +171,12 @@ func parseMessage(it docItem, file string) (imprint.Message, error) {
 	if err != nil {
 		return imprint.Message{}, fail("content", "%v", err)
 	}
-	m := imprint.Message{ID: strings.TrimSpace(in.ID), Role: role, Content: content, Speaker: strings.TrimSpace(in.Speaker)}
+	m := imprint.Message{ID: strings.TrimSpace(in.ID), Role: role, Content: content, Speaker: strings.TrimSpace(in.Speaker),
+		Workspace: strings.TrimSpace(in.Workspace)}
 	if err := CheckID(file, Field(it.label, "id"), m.ID); err != nil {
+		return imprint.Message{}, err
+	}
+	if err := CheckID(file, Field(it.label, "workspace"), m.Workspace); err != nil {
 		return imprint.Message{}, err
 	}
 	if len(in.Timestamp) > 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/config"
+	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/llm"
 )
 
@@ -47,6 +48,8 @@ type App struct {
 	// (configFlag).
 	configFlags []string
 	scope       imprint.Scope
+	// agentChosen says --agent or IMPRINT_AGENT chose the agent.
+	agentChosen bool
 	started     bool // setup ran: errors after it are not usage errors
 
 	// recorder receives every LLM call attempt (see LLMCalls).
@@ -132,6 +135,7 @@ func (a *App) setup(cmd *cobra.Command) error {
 		User:   a.pick(cmd, "user", a.flags.user, "IMPRINT_USER", imprint.DefaultScopePart),
 		Agent:  a.pick(cmd, "agent", a.flags.agent, "IMPRINT_AGENT", imprint.DefaultScopePart),
 	}
+	a.agentChosen = cmd.Flags().Changed("agent") || strings.TrimSpace(a.Getenv("IMPRINT_AGENT")) != ""
 	if err := a.scope.Validate(); err != nil {
 		return err
 	}
@@ -184,6 +188,17 @@ func parseLogLevel(s string) (slog.Level, error) {
 // Scope returns the scope of this invocation: --tenant/--user/--agent, else
 // IMPRINT_TENANT/IMPRINT_USER/IMPRINT_AGENT, else "default" each.
 func (a *App) Scope() imprint.Scope { return a.scope }
+
+// ScopeFor is the scope of records from source: Scope, with the source's
+// default agent (importer.DefaultAgent) when neither --agent nor
+// IMPRINT_AGENT chose one.
+func (a *App) ScopeFor(source string) imprint.Scope {
+	sc := a.scope
+	if d := importer.DefaultAgent(source); d != "" && !a.agentChosen {
+		sc.Agent = d
+	}
+	return sc
+}
 
 // Store opens the configured store on first use and returns it; later calls
 // return the same store, which run closes when the command ends. Errors:

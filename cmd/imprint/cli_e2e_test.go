@@ -139,7 +139,7 @@ func TestHookNeverBlocks(t *testing.T) {
 func TestSessionStartHookInjectsStandingContextOnce(t *testing.T) {
 	t.Parallel()
 	s := startInProc(t, t.TempDir(), map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
-	env := map[string]string{"IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": t.TempDir()}
+	env := map[string]string{"IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": t.TempDir(), "IMPRINT_AGENT": "claude-code"}
 	msgs := writeTemp(t, "m.json", `{"session_id":"earlier","messages":[
 {"id":"u1","role":"user","timestamp":"2026-03-01T09:00:00Z","content":"From now on, always answer in British English."},
 {"id":"a1","role":"assistant","timestamp":"2026-03-01T09:00:05Z","content":"Noted."},

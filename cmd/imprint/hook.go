@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/ingest"
 )
 
@@ -40,7 +41,7 @@ func newHookCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h := &ingest.ClaudeCodeHook{API: api, Scope: a.Scope(), DataDir: a.Config.DataDir, RecallBudget: budget}
+			h := &ingest.ClaudeCodeHook{API: api, Scope: a.ScopeFor(importer.SourceClaudeCode), DataDir: a.Config.DataDir, RecallBudget: budget}
 			text, err := h.Run(ctx, args[0], a.Stdin)
 			if err != nil {
 				return err

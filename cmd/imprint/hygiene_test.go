@@ -54,7 +54,8 @@ func TestImportSkipsUnusableLines(t *testing.T) {
 	if err := db.QueryRow(`SELECT COUNT(*) FROM messages WHERE timestamp NOT LIKE '2026-05-01T%'`).Scan(&bad); err != nil || bad != 0 {
 		t.Errorf("%d messages stored with a time other than the file's (%v)", bad, err)
 	}
-	got := runImprint(t, nil, "search", "--json", "--data-dir", dir, "--kind", "message", "sister Lisbon")
+	// A Claude Code import goes to agent claude-code.
+	got := runImprint(t, nil, "search", "--json", "--data-dir", dir, "--agent", "claude-code", "--kind", "message", "sister Lisbon")
 	if got.code != 0 || !strings.Contains(got.stdout, "My sister lives in Lisbon") || strings.Contains(got.stdout, "nurse") {
 		t.Errorf("search: exit %d: %s %s", got.code, got.stdout, got.stderr)
 	}

@@ -111,7 +111,7 @@ func (a *App) importPaths(ctx context.Context, o importOptions, paths []string) 
 	if err != nil {
 		return nil, err
 	}
-	im := &ingest.Importer{Store: st, Scope: a.Scope(), DryRun: o.dryRun, NoExtract: o.noExtract, Location: loc,
+	im := &ingest.Importer{Store: st, Scope: a.Scope(), SourceAgents: !a.agentChosen, DryRun: o.dryRun, NoExtract: o.noExtract, Location: loc,
 		WindowSize: a.Config.Extraction.MaxMessagesPerExtraction, Background: a.Config.Extraction.MaxBackgroundMessages}
 	if !o.noCapture {
 		if im.Capture, err = a.captureRunner(ctx); err != nil {

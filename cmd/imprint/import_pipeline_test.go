@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
+	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/ingest"
@@ -49,7 +50,11 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 			if err != nil {
 				return err
 			}
-			var sessions []string
+			type sessionOf struct {
+				scope imprint.Scope
+				id    string
+			}
+			var sessions []sessionOf
 			seen := map[string]bool{}
 			for _, src := range sources {
 				trs, _, err := src.Read(time.UTC)
@@ -57,13 +62,16 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 					return err
 				}
 				for _, tr := range trs {
+					// The scope an import gives the source (agent claude-code
+					// for Claude Code, ...).
+					scope := a.ScopeFor(src.Format)
 					if len(tr.Messages) > 0 {
-						if _, err := rec.RecordSession(ctx, a.Scope(), record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople}); err != nil {
+						if _, err := rec.RecordSession(ctx, scope, record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople}); err != nil {
 							return err
 						}
 					}
 					for _, ep := range tr.Episodes {
-						ep.Scope = a.Scope()
+						ep.Scope = scope
 						ep.ID = capture.DeriveEpisodeID(ep)
 						if _, err := capRunner.Run(ctx, ep, ""); err != nil {
 							return err
@@ -71,7 +79,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 					}
 					if !seen[tr.SessionID] {
 						seen[tr.SessionID] = true
-						sessions = append(sessions, tr.SessionID)
+						sessions = append(sessions, sessionOf{scope, tr.SessionID})
 					}
 				}
 			}
@@ -79,9 +87,9 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 			if err != nil {
 				return err
 			}
-			for _, sid := range sessions {
-				if err := r.ExtractPending(ctx, a.Scope(), sid, nil); err != nil {
-					return fmt.Errorf("extract %s: %w", sid, err)
+			for _, s := range sessions {
+				if err := r.ExtractPending(ctx, s.scope, s.id, nil); err != nil {
+					return fmt.Errorf("extract %s: %w", s.id, err)
 				}
 			}
 			return nil

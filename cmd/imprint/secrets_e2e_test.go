@@ -86,7 +86,7 @@ func TestNoSecretAtRestOrSent(t *testing.T) {
 	api.postInto("/v1/sessions/live/finalize", map[string]any{}, &closed)
 	api.post("/v1/sessions/live/end", map[string]any{})
 	api.post("/v1/sessions/api-messages/end", map[string]any{})
-	hookEnv := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": hookDir}
+	hookEnv := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": hookDir, "IMPRINT_AGENT": "default"}
 	hookTranscript := writeTemp(t, "hook.jsonl", claudeCodeTranscript(t, "hook", cases))
 	for _, event := range []string{"Stop", "SessionEnd"} {
 		r := runHook(t, hookEnv, hookPayloadJSON(t, event, "hook", hookTranscript, ""), event)

@@ -337,7 +337,7 @@ func TestClaudeCodeHookTranscriptGrows(t *testing.T) {
 	serverDir := t.TempDir()
 	s := startInProc(t, serverDir, map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
 	hookDir := t.TempDir()
-	env := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": hookDir}
+	env := map[string]string{"HOME": t.TempDir(), "IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": hookDir, "IMPRINT_AGENT": "default"}
 
 	lines := transcriptLines(t, "representative_messages.jsonl")
 	transcript := filepath.Join(t.TempDir(), "test_session.jsonl")

@@ -27,7 +27,9 @@ func managedDataDir(t *testing.T) (string, []string) {
 		}
 		return r
 	}
-	must("import", repoFile(t, "testdata/claude-code"))
+	// Into agent default, with the records below (a Claude Code import
+	// goes to agent claude-code otherwise).
+	must("import", "--agent", "default", repoFile(t, "testdata/claude-code"))
 	must("record", repoFile(t, "examples/conversation.json"))
 	must("extract")
 	must("remember", "Always run the linters before committing.")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -122,7 +123,7 @@ func newMemoriesShowCmd(a *App) *cobra.Command {
 			}
 			d, err := api.Show(cmd.Context(), a.Scope(), args[0])
 			if err != nil {
-				return err
+				return unknownID(err)
 			}
 			if a.JSON {
 				return a.PrintJSON(d)
@@ -162,7 +163,7 @@ func newMemoriesEditCmd(a *App) *cobra.Command {
 			}
 			m, err := api.Edit(cmd.Context(), imprint.EditRequest{Scope: a.Scope(), ID: args[0], Content: args[1], Type: imprint.MemoryType(typ)})
 			if err != nil {
-				return err
+				return unknownID(err)
 			}
 			if a.JSON {
 				return a.PrintJSON(m)
@@ -197,7 +198,7 @@ func newMemoriesForgetCmd(a *App) *cobra.Command {
 			if purge {
 				res, err := api.Purge(cmd.Context(), a.Scope(), args[0], imprint.PurgeOptions{WithSources: withSources})
 				if err != nil {
-					return err
+					return unknownID(err)
 				}
 				if a.JSON {
 					return a.PrintJSON(res)
@@ -207,7 +208,7 @@ func newMemoriesForgetCmd(a *App) *cobra.Command {
 			}
 			m, err := api.Forget(cmd.Context(), a.Scope(), args[0])
 			if err != nil {
-				return err
+				return unknownID(err)
 			}
 			if a.JSON {
 				return a.PrintJSON(m)
@@ -256,7 +257,11 @@ func newForgetCmd(a *App) *cobra.Command {
 			if a.JSON {
 				return a.PrintJSON(map[string]int{"forgotten": n})
 			}
-			a.Printf("forgot %d memories\n", n)
+			if n == 1 {
+				a.Printf("forgot 1 memory\n")
+			} else {
+				a.Printf("forgot %d memories\n", n)
+			}
 			return nil
 		},
 	}
@@ -265,6 +270,15 @@ func newForgetCmd(a *App) *cobra.Command {
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm the bulk forget")
 	addServerFlags(cmd, &server, &token)
 	return cmd
+}
+
+// unknownID makes a memory id the user gave that is not in the scope a
+// bad input (exit 2; --json still says not_found).
+func unknownID(err error) error {
+	if errors.Is(err, imprint.ErrNotFound) {
+		return withExitCode(exitUsage, err)
+	}
+	return err
 }
 
 // parseDay reads a --before date: YYYY-MM-DD (UTC midnight) or RFC 3339.

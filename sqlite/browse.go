@@ -14,7 +14,8 @@ var _ imprint.Browser = (*DB)(nil)
 func (db *DB) SupportsBrowse() bool { return true }
 
 // CountRecords counts the scope's records, each count on an index whose
-// prefix is the scope.
+// prefix is the scope (live memories on the partial index of migration
+// 0015).
 func (db *DB) CountRecords(ctx context.Context, scope imprint.Scope) (imprint.RecordCounts, error) {
 	out := imprint.RecordCounts{Memories: map[imprint.MemoryType]int{}}
 	if err := validScope(scope); err != nil {
@@ -29,8 +30,9 @@ func (db *DB) CountRecords(ctx context.Context, scope imprint.Scope) (imprint.Re
 			return out, dbErr("count "+c.table, err)
 		}
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT type, count(*) FROM memories WHERE `+scopeWhere("")+
-		` AND superseded_by IS NULL GROUP BY type`, args...)
+	// memories_live_type (migration 0015) holds exactly the live ones.
+	rows, err := db.r.QueryContext(ctx, `SELECT m.type, count(*) FROM memories m WHERE `+scopeWhere("m")+memoryLive+
+		` GROUP BY m.type`, args...)
 	if err != nil {
 		return out, dbErr("count memories", err)
 	}
@@ -46,7 +48,9 @@ func (db *DB) CountRecords(ctx context.Context, scope imprint.Scope) (imprint.Re
 	return out, dbErr("count memories", rows.Err())
 }
 
-// ListEpisodes returns the scope's episodes newest first, without turns.
+// ListEpisodes returns the scope's episodes newest first, without turns,
+// read in index order (episodes_session, or episodes_created of migration
+// 0015), so a page costs its rows, not the scope's.
 func (db *DB) ListEpisodes(ctx context.Context, scope imprint.Scope, f imprint.EpisodeFilter) ([]imprint.Episode, error) {
 	if err := validScope(scope); err != nil {
 		return nil, err

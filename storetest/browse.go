@@ -31,6 +31,13 @@ func testBrowse(t *testing.T, s imprint.Store) {
 	ins.Type = imprint.MemoryInstruction
 	must(t, s.PutMemory(ctx, ins, nil))
 
+	gone := memory("e1", "went to Lisbon", 3)
+	gone.Type = imprint.MemoryEpisodic
+	must(t, s.PutMemory(ctx, gone, nil))
+	_, err = s.RetireMemory(ctx, scopeA, "e1", at(4).Time)
+	must(t, err)
+
+	// Live memories only: neither superseded (p1) nor forgotten (e1).
 	got, err := b.CountRecords(ctx, scopeA)
 	must(t, err)
 	want := imprint.RecordCounts{Sessions: 2, Messages: 3, Episodes: 2, Traces: 3,

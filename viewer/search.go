@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	imprint "github.com/imprint-dev/imprint"
 )
 
@@ -29,13 +31,26 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request, v *view) error 
 		if h.d.Search == nil || h.d.Recall == nil {
 			d.Missing = "search"
 		} else {
-			ctx := r.Context()
-			if d.Hits, err = h.d.Search.Search(ctx, imprint.SearchQuery{Scope: v.Scope, Text: d.Text, Kinds: kinds, Limit: intParam(r, "limit", 20, 100)}); err != nil {
-				return fmt.Errorf("search: %w", err)
-			}
-			rec, err := h.d.Recall.Recall(ctx, imprint.RecallQuery{Scope: v.Scope, Text: d.Text, BudgetTokens: d.Budget})
-			if err != nil {
-				return fmt.Errorf("recall: %w", err)
+			// The search and the recall are independent: run together.
+			var rec imprint.RecallResult
+			g, ctx := errgroup.WithContext(r.Context())
+			g.Go(func() error {
+				hits, err := h.d.Search.Search(ctx, imprint.SearchQuery{Scope: v.Scope, Text: d.Text, Kinds: kinds, Limit: intParam(r, "limit", 20, 100)})
+				if err != nil {
+					return fmt.Errorf("search: %w", err)
+				}
+				d.Hits = hits
+				return nil
+			})
+			g.Go(func() error {
+				var err error
+				if rec, err = h.d.Recall.Recall(ctx, imprint.RecallQuery{Scope: v.Scope, Text: d.Text, BudgetTokens: d.Budget}); err != nil {
+					return fmt.Errorf("recall: %w", err)
+				}
+				return nil
+			})
+			if err := g.Wait(); err != nil {
+				return err
 			}
 			d.Recall, d.Tokens = &rec, imprint.EstimateTokens(rec.Context)
 		}

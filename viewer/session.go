@@ -35,7 +35,7 @@ func (h *Handler) sessions(w http.ResponseWriter, r *http.Request, v *view) erro
 // and the memories read to say which messages went into which.
 const (
 	timelinePage    = 100
-	sessionMemories = 500
+	sessionMemories = 200
 )
 
 type timelineEntry struct {

@@ -24,9 +24,10 @@ func newMCPCmd(a *App) *cobra.Command {
 			"recall, remember, forget, list_memories, get_memory, record_messages, end_session,\n" +
 			"list_traces) and resources (imprint://memory/{id}, imprint://trace/{id},\n" +
 			"imprint://instructions) in the scope of --tenant, --user and --agent. Stdout carries only\n" +
-			"the protocol; logs go to stderr. It uses the local database, or a running imprint serve\n" +
-			"with --server (end_session then queues the extraction there; locally it extracts before\n" +
-			"answering). imprint serve offers the same server over HTTP at /mcp. See docs/mcp.md.",
+			"the protocol; logs go to stderr. It uses the local database, or a running imprint serve:\n" +
+			"--server, else the one holding the data dir (end_session then queues the extraction\n" +
+			"there; locally it extracts before answering). imprint serve offers the same server over\n" +
+			"HTTP at /mcp. See docs/mcp.md.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()

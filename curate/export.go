@@ -64,17 +64,31 @@ type ExportStats struct {
 // exportPage is how many messages an export reads at a time.
 const exportPage = 1000
 
-// Export writes everything of scope of the given kinds (empty: all) to w
+// ExportOptions select what an export writes.
+type ExportOptions struct {
+	// Kinds are the kinds of records to write; empty writes all.
+	Kinds []imprint.Kind
+	// Workspace, when set, writes that workspace's records only (a
+	// session's messages when the session is in it); "" writes every
+	// workspace of the scope.
+	Workspace string
+}
+
+// Export writes everything of scope that o selects to w
 // as JSON lines: a header, then sessions and their messages oldest first,
 // memories with every version (superseded and forgotten ones too) in an
 // order where each comes after the versions it supersedes, and episodes
 // each followed by its traces in step order. Vectors are left out (a
 // restore embeds again). Store errors are wrapped.
-func Export(ctx context.Context, st imprint.Store, scope imprint.Scope, kinds []imprint.Kind, w io.Writer) (ExportStats, error) {
+func Export(ctx context.Context, st imprint.Store, scope imprint.Scope, o ExportOptions, w io.Writer) (ExportStats, error) {
 	var stats ExportStats
 	if err := scope.Validate(); err != nil {
 		return stats, err
 	}
+	if err := imprint.ValidateWorkspace("workspace", o.Workspace); err != nil {
+		return stats, err
+	}
+	kinds := o.Kinds
 	if len(kinds) == 0 {
 		kinds = []imprint.Kind{imprint.KindMemory, imprint.KindTrace, imprint.KindMessage}
 	}
@@ -90,11 +104,11 @@ func Export(ctx context.Context, st imprint.Store, scope imprint.Scope, kinds []
 		var err error
 		switch k {
 		case imprint.KindMessage:
-			err = exportMessages(ctx, st, scope, enc, &stats)
+			err = exportMessages(ctx, st, scope, o.Workspace, enc, &stats)
 		case imprint.KindMemory:
-			err = exportMemories(ctx, st, scope, enc, &stats)
+			err = exportMemories(ctx, st, scope, o.Workspace, enc, &stats)
 		case imprint.KindTrace:
-			err = exportTraces(ctx, st, scope, enc, &stats)
+			err = exportTraces(ctx, st, scope, o.Workspace, enc, &stats)
 		}
 		if err != nil {
 			return stats, fmt.Errorf("export %ss: %w", k, err)
@@ -103,12 +117,15 @@ func Export(ctx context.Context, st imprint.Store, scope imprint.Scope, kinds []
 	return stats, bw.Flush()
 }
 
-func exportMessages(ctx context.Context, st imprint.Store, scope imprint.Scope, enc *json.Encoder, stats *ExportStats) error {
+func exportMessages(ctx context.Context, st imprint.Store, scope imprint.Scope, workspace string, enc *json.Encoder, stats *ExportStats) error {
 	sessions, err := st.ListSessions(ctx, scope)
 	if err != nil {
 		return err
 	}
 	for _, s := range sessions {
+		if workspace != "" && s.Workspace != workspace {
+			continue
+		}
 		var msgs []imprint.Message
 		before := int64(math.MaxInt64)
 		for {
@@ -142,8 +159,8 @@ func exportMessages(ctx context.Context, st imprint.Store, scope imprint.Scope, 
 	return nil
 }
 
-func exportMemories(ctx context.Context, st imprint.Store, scope imprint.Scope, enc *json.Encoder, stats *ExportStats) error {
-	ms, err := st.ListMemories(ctx, scope, imprint.MemoryFilter{AllVersions: true, Limit: imprint.NoLimit})
+func exportMemories(ctx context.Context, st imprint.Store, scope imprint.Scope, workspace string, enc *json.Encoder, stats *ExportStats) error {
+	ms, err := st.ListMemories(ctx, scope, imprint.MemoryFilter{Workspace: workspace, AllVersions: true, Limit: imprint.NoLimit})
 	if err != nil {
 		return err
 	}
@@ -178,8 +195,8 @@ func exportMemories(ctx context.Context, st imprint.Store, scope imprint.Scope, 
 	return nil
 }
 
-func exportTraces(ctx context.Context, st imprint.Store, scope imprint.Scope, enc *json.Encoder, stats *ExportStats) error {
-	traces, err := st.ListTraces(ctx, scope, imprint.TraceFilter{Limit: imprint.NoLimit})
+func exportTraces(ctx context.Context, st imprint.Store, scope imprint.Scope, workspace string, enc *json.Encoder, stats *ExportStats) error {
+	traces, err := st.ListTraces(ctx, scope, imprint.TraceFilter{Workspace: workspace, Limit: imprint.NoLimit})
 	if err != nil {
 		return err
 	}

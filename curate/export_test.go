@@ -101,7 +101,7 @@ func TestExportRestoreRoundTrip(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	st := get(Export(ctx, e.db, e.scope, nil, &buf))(t)
+	st := get(Export(ctx, e.db, e.scope, ExportOptions{}, &buf))(t)
 	if st.Memories != len(want.Memories) || st.Traces != len(want.Traces) {
 		t.Errorf("export stats %+v, want %d memories and %d traces", st, len(want.Memories), len(want.Traces))
 	}
@@ -141,9 +141,17 @@ func TestExportKindsAndBadInput(t *testing.T) {
 	ctx := t.Context()
 	e.importLoCoMo()
 	var buf bytes.Buffer
-	st := get(Export(ctx, e.db, e.scope, []imprint.Kind{imprint.KindMemory}, &buf))(t)
+	st := get(Export(ctx, e.db, e.scope, ExportOptions{Kinds: []imprint.Kind{imprint.KindMemory}}, &buf))(t)
 	if st.Messages != 0 || st.Memories == 0 || strings.Contains(buf.String(), `"kind":"message"`) {
 		t.Errorf("--kind memory exported %+v", st)
+	}
+	// --workspace narrows: a memory of another workspace is left out.
+	get(e.m.Remember(ctx, imprint.RememberRequest{Scope: e.scope, Content: "Use pnpm in the shop repo", Workspace: "/src/shop"}))(t)
+	get(e.m.Remember(ctx, imprint.RememberRequest{Scope: e.scope, Content: "Use cargo in the tool repo", Workspace: "/src/tool"}))(t)
+	buf.Reset()
+	st = get(Export(ctx, e.db, e.scope, ExportOptions{Kinds: []imprint.Kind{imprint.KindMemory}, Workspace: "/src/shop"}, &buf))(t)
+	if st.Memories != 1 || !strings.Contains(buf.String(), "pnpm") {
+		t.Errorf("export of workspace /src/shop = %+v, want its one memory", st)
 	}
 	fresh := openEnv(t, t.TempDir())
 	for name, in := range map[string]string{

@@ -19,9 +19,9 @@ import (
 // import (curate.Export, curate.Restore).
 
 func newExportCmd(a *App) *cobra.Command {
-	var kind, format, out string
+	var kind, format, out, workspace string
 	cmd := &cobra.Command{
-		Use:   "export [--kind memory|trace|message|all] [--format jsonl] [--out FILE]",
+		Use:   "export [--kind memory|trace|message|all] [--format jsonl] [--out FILE] [--workspace W]",
 		Short: "Write everything of the scope (memories with versions and sources, traces, messages) as JSON lines",
 		Long: "export writes the scope's records as JSON lines to stdout or --out: a header, sessions\n" +
 			"with their messages, every memory version (superseded and forgotten ones too) and\n" +
@@ -51,7 +51,7 @@ func newExportCmd(a *App) *cobra.Command {
 				defer os.Remove(tmp.Name())
 				w = tmp
 			}
-			stats, err := curate.Export(cmd.Context(), st, a.Scope(), kinds, w)
+			stats, err := curate.Export(cmd.Context(), st, a.Scope(), curate.ExportOptions{Kinds: kinds, Workspace: workspace}, w)
 			if tmp != nil {
 				if cerr := tmp.Close(); err == nil {
 					err = cerr
@@ -73,6 +73,7 @@ func newExportCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")
 	cmd.Flags().StringVar(&format, "format", "jsonl", "jsonl (the only format)")
 	cmd.Flags().StringVar(&out, "out", "", "write to this file instead of stdout")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "only this workspace's records (default: every workspace of the scope)")
 	return cmd
 }
 

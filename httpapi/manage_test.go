@@ -103,3 +103,32 @@ func TestMemoryManagementOverHTTP(t *testing.T) {
 		t.Errorf("bulk forget without a filter: %v, want invalid", err)
 	}
 }
+
+// TestMemoryWritesRefuseCrossSite: another site's page cannot make the
+// user's browser forget, purge, edit or add a memory.
+func TestMemoryWritesRefuseCrossSite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Config{})
+	e.putMemory(imprint.Memory{ID: "m-x", Scope: scopeA, Type: imprint.MemoryPersona, Content: "likes tea"})
+	q := "?tenant=acme&user=ana&agent=coder"
+	for _, c := range []struct{ method, path, body string }{
+		{"DELETE", "/v1/memories/m-x" + q, ""},
+		{"DELETE", "/v1/memories/m-x" + q + "&purge=true", ""},
+		{"PATCH", "/v1/memories/m-x" + q, `{"content":"likes coffee"}`},
+		{"POST", "/v1/memories" + q, `{"content":"likes coffee"}`},
+		{"POST", "/v1/memories/forget" + q, `{"session_id":"s"}`},
+	} {
+		var body any
+		if c.body != "" {
+			body = c.body
+		}
+		r := e.do(c.method, c.path, body, "Sec-Fetch-Site", "cross-site", "Content-Type", "application/json")
+		if r.status != http.StatusForbidden {
+			t.Errorf("cross-site %s %s = %d, want 403", c.method, c.path, r.status)
+		}
+	}
+	m, err := e.db.GetMemory(t.Context(), scopeA, "m-x")
+	if err != nil || m.ForgottenAt != nil || m.SupersededBy != nil {
+		t.Errorf("a cross-site request changed the memory: %+v %v", m, err)
+	}
+}

@@ -7,7 +7,9 @@
 #   ./scripts/bench.sh extract search     # some groups
 #   COUNT=3 ./scripts/bench.sh record     # repeat each benchmark 3 times
 #
-# Groups: store vector record capture extract search import recall mcp.
+# Groups: store vector record capture extract search import recall mcp viewer
+# (viewer builds a 100k-memory, 100k-trace store, ~2.5 min; set
+# IMPRINT_VIEWER_BENCH_DIR to keep it for the next run).
 # Benchmarks build their large fixtures (100k rows) once per process, on
 # first use; expect the whole run to take about 4 minutes on 2 cores (the
 # capture group builds and caches a 100k-trace store in $TMPDIR the first
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 count=${COUNT:-1}
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
-	groups=(store vector record capture extract search import recall mcp)
+	groups=(store vector record capture extract search import recall mcp viewer)
 fi
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
@@ -64,6 +66,8 @@ for g in "${groups[@]}"; do
 		bench ./search/ BenchmarkSearch 3s ;;
 	import) # issue 5: imprint import of testdata/ without an LLM
 		bench ./cmd/imprint/ BenchmarkImportTestdata 5x ;;
+	viewer) # issue 16: every page of the web viewer at 100k memories and 100k traces
+		bench ./viewer/ BenchmarkPages 20x ;;
 	mcp) # issue 14: a read tool call over stdio at 10k memories, beside the HTTP API
 		bench ./cmd/imprint/ BenchmarkMCPStdio 500x ;;
 	recall) # issue 10: recall@1/5/10 of the LoCoMo evidence turns for search and recall, beside BM25
@@ -75,7 +79,7 @@ for g in "${groups[@]}"; do
 		fi
 		echo "load avg after:  $(loadavg)" ;;
 	*)
-		echo "unknown group $g (want store, vector, record, capture, extract, search, import, recall or mcp)" >&2
+		echo "unknown group $g (want store, vector, record, capture, extract, search, import, recall, mcp or viewer)" >&2
 		exit 2 ;;
 	esac
 done

@@ -122,7 +122,7 @@ func (st *stack) putMemory(t testing.TB, id, content string, typ imprint.MemoryT
 }
 
 // putTrace stores an episode of one step with a reflection.
-func (st *stack) putTrace(t *testing.T, episodeID, user, agent, reflection string) imprint.Trace {
+func (st *stack) putTrace(t *testing.T, episodeID, user, agent, reflection string, workspace ...string) imprint.Trace {
 	t.Helper()
 	ctx := context.Background()
 	at := imprint.At(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC))
@@ -131,6 +131,9 @@ func (st *stack) putTrace(t *testing.T, episodeID, user, agent, reflection strin
 	tr := imprint.Trace{ID: "tr-" + episodeID, EpisodeID: episodeID, SessionID: ep.SessionID, Scope: st.scope, StepKey: "0",
 		TS: at, UserText: user, AgentText: agent, ToolCalls: []imprint.ToolCall{}, Reflection: &reflection,
 		ReflectionSource: imprint.ReflectionAdapter, Alpha: 0.8, Usable: true, CreatedAt: at}
+	if len(workspace) > 0 {
+		ep.Workspace, tr.Workspace = workspace[0], workspace[0]
+	}
 	if err := st.db.SaveCapture(ctx, ep, []imprint.Trace{tr}); err != nil {
 		t.Fatal(err)
 	}

@@ -419,6 +419,7 @@ type listTracesIn struct {
 	EpisodeID string `json:"episode_id,omitempty" jsonschema:"the episode whose traces to list, in step order"`
 	Query     string `json:"query,omitempty" jsonschema:"find the traces matching this text instead, best first"`
 	SessionID string `json:"session_id,omitempty" jsonschema:"only the traces of this session"`
+	Workspace string `json:"workspace,omitempty" jsonschema:"only the traces of this workspace (project folder); every workspace when absent"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"most traces to return (default 20, at most 100)"`
 }
 
@@ -433,6 +434,9 @@ func (s *Server) listTraces(ctx context.Context, c call, in listTracesIn) (trace
 	if err := optionalID("session_id", in.SessionID); err != nil {
 		return tracesOut{}, err
 	}
+	if err := optionalID("workspace", in.Workspace); err != nil {
+		return tracesOut{}, err
+	}
 	limit, err := checkLimit("limit", in.Limit, DefaultListLimit)
 	if err != nil {
 		return tracesOut{}, err
@@ -441,7 +445,8 @@ func (s *Server) listTraces(ctx context.Context, c call, in listTracesIn) (trace
 		return tracesOut{}, errMissing("store")
 	}
 	if strings.TrimSpace(in.Query) == "" {
-		ts, err := s.d.Store.ListTraces(ctx, c.scope, imprint.TraceFilter{EpisodeID: in.EpisodeID, SessionID: in.SessionID, Limit: limit})
+		ts, err := s.d.Store.ListTraces(ctx, c.scope, imprint.TraceFilter{EpisodeID: in.EpisodeID, SessionID: in.SessionID,
+			Workspace: in.Workspace, Limit: limit})
 		if err != nil {
 			return tracesOut{}, err
 		}
@@ -451,7 +456,7 @@ func (s *Server) listTraces(ctx context.Context, c call, in listTracesIn) (trace
 		return tracesOut{}, errMissing("search")
 	}
 	hits, err := s.d.Search.Search(ctx, imprint.SearchQuery{Scope: c.scope, Text: in.Query, Kinds: []imprint.Kind{imprint.KindTrace},
-		SessionID: in.SessionID, Limit: limit})
+		SessionID: in.SessionID, Workspace: in.Workspace, Limit: limit})
 	if err != nil {
 		return tracesOut{}, err
 	}

@@ -129,7 +129,7 @@ func TestListTraces(t *testing.T) {
 	t.Parallel()
 	st := newStack(t)
 	tr := st.putTrace(t, "ep-1", "book a flight to Lisbon", "searched flights and booked TP123", "the cheapest direct flight was best")
-	st.putTrace(t, "ep-2", "water the plants", "set a reminder", "reminders work")
+	st.putTrace(t, "ep-2", "water the plants", "set a reminder", "reminders work", "/work/garden")
 	cs := st.connect(t, nil)
 
 	byEp := structured[struct{ Traces []imprint.Trace }](t, callTool(t, cs, "list_traces", map[string]any{"episode_id": "ep-1"}))
@@ -140,6 +140,10 @@ func TestListTraces(t *testing.T) {
 	byQuery := structured[struct{ Traces []imprint.Trace }](t, callTool(t, cs, "list_traces", map[string]any{"query": "flight Lisbon"}))
 	if len(byQuery.Traces) == 0 || byQuery.Traces[0].ID != tr.ID {
 		t.Fatalf("list_traces query flight: %+v", byQuery.Traces)
+	}
+	garden := structured[struct{ Traces []imprint.Trace }](t, callTool(t, cs, "list_traces", map[string]any{"workspace": "/work/garden"}))
+	if len(garden.Traces) != 1 || garden.Traces[0].EpisodeID != "ep-2" {
+		t.Fatalf("list_traces in /work/garden: %+v", garden.Traces)
 	}
 	none := structured[struct{ Traces []imprint.Trace }](t, callTool(t, cs, "list_traces", map[string]any{"episode_id": "ep-missing"}))
 	if len(none.Traces) != 0 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,19 +43,6 @@ func scanEpisode(row pgx.Row) (imprint.Episode, error) {
 	}
 	e.StartedAt, e.EndedAt, e.CreatedAt, e.UpdatedAt = tsOf(started), tsOf(ended), imprint.At(created), imprint.At(updated)
 	return e, nil
-}
-
-func validEpisode(ep imprint.Episode) error {
-	if err := validScope(ep.Scope); err != nil {
-		return err
-	}
-	if strings.TrimSpace(ep.ID) == "" {
-		return imprint.Invalidf("episode id is required")
-	}
-	if strings.TrimSpace(ep.SessionID) == "" {
-		return imprint.Invalidf("episode session_id is required")
-	}
-	return nil
 }
 
 func jsonText(v any) (string, error) {
@@ -135,7 +121,7 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 // (for an existing episode) its trace ids. ErrConflict when the id belongs
 // to another scope; ErrInvalid for a missing scope, id or session id.
 func (db *DB) SaveEpisode(ctx context.Context, ep imprint.Episode) error {
-	if err := validEpisode(ep); err != nil {
+	if err := imprint.CheckEpisode(ep); err != nil {
 		return err
 	}
 	err := db.tx(ctx, func(tx pgx.Tx) error { return upsertEpisode(ctx, tx, ep, false) })
@@ -191,25 +177,12 @@ func scanTrace(row pgx.Row) (imprint.Trace, error) {
 	return t, nil
 }
 
-// traceText is what the keyword index holds for a trace: user text, agent
-// text, reflection and tool names.
-func traceText(t imprint.Trace) string {
-	parts := []string{t.UserText, t.AgentText}
-	if t.Reflection != nil {
-		parts = append(parts, *t.Reflection)
-	}
-	for _, c := range t.ToolCalls {
-		parts = append(parts, c.Name)
-	}
-	return strings.Join(parts, "\n")
-}
-
 // SaveCapture writes the episode and its traces in one transaction: traces
 // are upserted by step key, traces of vanished steps are deleted, and the
 // episode's trace ids become the traces' ids in order. ErrConflict when the
 // episode (or a trace id) belongs to another scope or episode.
 func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []imprint.Trace) error {
-	ep, keys, err := validCapture(ep, traces)
+	ep, keys, err := imprint.CheckCapture(ep, traces)
 	if err != nil {
 		return err
 	}
@@ -230,7 +203,7 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 	eps = slices.Clone(eps)
 	allKeys := make([]map[string]bool, len(eps))
 	for c := range eps {
-		ep, keys, err := validCapture(eps[c], traces[c])
+		ep, keys, err := imprint.CheckCapture(eps[c], traces[c])
 		if err != nil {
 			return fmt.Errorf("captures[%d]: %w", c, err)
 		}
@@ -239,32 +212,6 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 	return dbErr("save captures", db.writeCaptures(ctx, eps, traces, allKeys, func(c int, err error) error {
 		return fmt.Errorf("captures[%d]: %w", c, err)
 	}))
-}
-
-// validCapture checks an episode and its traces for SaveCapture(s): ids
-// and step keys required, step keys unique. It returns the episode with
-// its trace ids set and the set of step keys.
-func validCapture(ep imprint.Episode, traces []imprint.Trace) (imprint.Episode, map[string]bool, error) {
-	if err := validEpisode(ep); err != nil {
-		return ep, nil, err
-	}
-	ids := make([]string, len(traces))
-	keys := map[string]bool{}
-	for i, t := range traces {
-		if strings.TrimSpace(t.ID) == "" {
-			return ep, nil, imprint.Invalidf("traces[%d].id is required", i)
-		}
-		if strings.TrimSpace(t.StepKey) == "" {
-			return ep, nil, imprint.Invalidf("traces[%d].step_key is required", i)
-		}
-		if keys[t.StepKey] {
-			return ep, nil, imprint.Invalidf("traces[%d].step_key %q is repeated", i, t.StepKey)
-		}
-		keys[t.StepKey] = true
-		ids[i] = t.ID
-	}
-	ep.TraceIDs = ids
-	return ep, keys, nil
 }
 
 // writeCaptures writes validated captures in one transaction; wrap names a
@@ -351,7 +298,7 @@ func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []
 		if err != nil {
 			return err
 		}
-		words, cjk := keyword.IndexTexts(traceText(t))
+		words, cjk := keyword.IndexTexts(imprint.TraceText(t))
 		dim := max(len(t.VecSummary), len(t.VecAction))
 		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
 			tsArg(t.TS), t.UserText, t.AgentText, toolsJSON, t.Reflection, string(t.ReflectionSource), t.Alpha, t.Usable,

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -46,13 +45,6 @@ func collectJobs(rows pgx.Rows, err error) ([]imprint.Job, error) {
 	return out, rows.Err()
 }
 
-func validJob(j imprint.Job) error {
-	if strings.TrimSpace(string(j.Kind)) == "" {
-		return imprint.Invalidf("job kind is required")
-	}
-	return validScope(j.Scope)
-}
-
 // insertJob enqueues j inside tx: it returns the unfinished job holding
 // j.UniqueKey and false when there is one, else the inserted job and true.
 // The unique index settles a race between two nodes: the loser inserts
@@ -88,7 +80,7 @@ func insertJob(ctx context.Context, tx pgx.Tx, j imprint.Job, now imprint.Time) 
 // is set and an unfinished job holds it, that job is returned with false
 // and nothing is inserted. ErrInvalid for a missing kind or scope.
 func (db *DB) EnqueueJob(ctx context.Context, j imprint.Job) (imprint.Job, bool, error) {
-	if err := validJob(j); err != nil {
+	if err := imprint.CheckJob(j); err != nil {
 		return j, false, err
 	}
 	var out imprint.Job
@@ -245,7 +237,7 @@ func (db *DB) ResetRunningJobs(ctx context.Context) (int, error) {
 // when there is one).
 func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
 	var st imprint.JobStats
-	if err := validScopePtr(scope); err != nil {
+	if err := imprint.CheckScopeOrAll(scope); err != nil {
 		return st, err
 	}
 	if e := db.engine(); e != nil {
@@ -286,15 +278,13 @@ func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobSt
 // of the scope or of all scopes when scope is nil (of the installed
 // JobEngine when there is one). ErrInvalid for an unknown state.
 func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error) {
-	switch state {
-	case imprint.JobAvailable, imprint.JobRunning, imprint.JobRetryable, imprint.JobFailed, imprint.JobCompleted:
-	default:
-		return nil, imprint.Invalidf("job state %q is not available, running, retryable, failed or completed", state)
+	if err := imprint.CheckJobState(state); err != nil {
+		return nil, err
 	}
 	if limit <= 0 {
 		limit = 100
 	}
-	if err := validScopePtr(scope); err != nil {
+	if err := imprint.CheckScopeOrAll(scope); err != nil {
 		return nil, err
 	}
 	if e := db.engine(); e != nil {
@@ -308,14 +298,6 @@ func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.
 	}
 	out, err := collectJobs(db.pool.Query(ctx, q+` ORDER BY id DESC LIMIT `+a.add(limit), a...))
 	return out, dbErr("list jobs", err)
-}
-
-// validScopePtr checks scope unless it is nil (all scopes).
-func validScopePtr(scope *imprint.Scope) error {
-	if scope == nil {
-		return nil
-	}
-	return validScope(*scope)
 }
 
 // The store hands its jobs to an outside engine (River in imprint serve)
@@ -355,7 +337,7 @@ func (db *DB) engine() imprint.JobEngine[pgx.Tx] {
 // enqueueTx enqueues j inside tx through the installed engine, else into
 // the jobs table.
 func (db *DB) enqueueTx(ctx context.Context, tx pgx.Tx, j imprint.Job, now imprint.Time) (imprint.Job, bool, error) {
-	if err := validJob(j); err != nil {
+	if err := imprint.CheckJob(j); err != nil {
 		return j, false, err
 	}
 	if e := db.engine(); e != nil {

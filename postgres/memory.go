@@ -105,31 +105,9 @@ const (
 // another scope or a target is already superseded or not in scope;
 // ErrInvalid for a missing scope, id, content or type.
 func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
-	if err := validScope(m.Scope); err != nil {
+	m, err := imprint.MemoryToPut(m, supersede, imprint.Now())
+	if err != nil {
 		return err
-	}
-	switch {
-	case strings.TrimSpace(m.ID) == "":
-		return imprint.Invalidf("memory id is required")
-	case strings.TrimSpace(m.Content) == "":
-		return imprint.Invalidf("memory content is required")
-	case !m.Type.Valid():
-		return imprint.Invalidf("memory type %q is not persona, episodic or instruction", m.Type)
-	}
-	for _, id := range supersede {
-		if id == m.ID {
-			return imprint.Invalidf("memory %q cannot supersede itself", id)
-		}
-	}
-	now := imprint.Now()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
-	if len(m.Supersedes) == 0 && len(supersede) > 0 {
-		m.Supersedes = supersede
 	}
 	enc := func(v any, empty string) (string, error) {
 		s, err := jsonText(v)
@@ -153,7 +131,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
 		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
 		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), words, cjk, m.ID, forgotten}
-	err := db.tx(ctx, func(tx pgx.Tx) error {
+	err = db.tx(ctx, func(tx pgx.Tx) error {
 		var rid int64
 		err := tx.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -283,14 +261,6 @@ func (db *DB) HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash s
 	return ok, dbErr("has live memory hash", err)
 }
 
-// retryLimit bounds limit for the unembedded queries.
-func retryLimit(limit int) int {
-	if limit <= 0 || limit > 10000 {
-		return 100
-	}
-	return limit
-}
-
 // UnembeddedMessages returns up to limit messages of the scope without a
 // vector, oldest first.
 func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit int) ([]imprint.Message, error) {
@@ -298,7 +268,7 @@ func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit
 		return nil, err
 	}
 	rows, err := db.pool.Query(ctx, `SELECT `+messageCols+` FROM messages WHERE tenant = $1 AND user_id = $2 AND agent = $3
-		AND vec IS NULL ORDER BY seq LIMIT $4`, scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
+		AND vec IS NULL ORDER BY seq LIMIT $4`, scope.Tenant, scope.User, scope.Agent, imprint.RetryLimit(limit))
 	return collectMessages("unembedded messages", rows, err)
 }
 
@@ -310,7 +280,7 @@ func (db *DB) UnembeddedMemories(ctx context.Context, scope imprint.Scope, limit
 	}
 	rows, err := db.pool.Query(ctx, `SELECT `+memoryCols+` FROM memories m WHERE m.tenant = $1 AND m.user_id = $2
 		AND m.agent = $3`+memoryLive+` AND m.vec IS NULL ORDER BY m.rid LIMIT $4`,
-		scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
+		scope.Tenant, scope.User, scope.Agent, imprint.RetryLimit(limit))
 	return collectMemories("unembedded memories", rows, err)
 }
 
@@ -322,7 +292,7 @@ func (db *DB) UnembeddedTraces(ctx context.Context, scope imprint.Scope, limit i
 	}
 	rows, err := db.pool.Query(ctx, `SELECT `+traceCols+` FROM traces t WHERE t.tenant = $1 AND t.user_id = $2
 		AND t.agent = $3 AND t.vec_summary IS NULL AND t.vec_action IS NULL ORDER BY t.rid LIMIT $4`,
-		scope.Tenant, scope.User, scope.Agent, retryLimit(limit))
+		scope.Tenant, scope.User, scope.Agent, imprint.RetryLimit(limit))
 	return collectTraces("unembedded traces", rows, err)
 }
 

@@ -57,7 +57,7 @@ func collectMessages(op string, rows pgx.Rows, err error) ([]imprint.Message, er
 // recorded user messages to its round count. ErrInvalid for an empty scope,
 // session id or message id.
 func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (imprint.AppendResult, error) {
-	if err := validAppend(scope, sessionID, msgs); err != nil {
+	if err := imprint.CheckAppend(scope, sessionID, msgs); err != nil {
 		return imprint.AppendResult{}, err
 	}
 	res, err := db.appendBatches(ctx, []imprint.MessageBatch{{Scope: scope, SessionID: sessionID, Messages: msgs}})
@@ -65,25 +65,6 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 		return imprint.AppendResult{}, dbErr("append messages", err)
 	}
 	return res[0], nil
-}
-
-// validAppend checks what AppendMessages requires of its arguments.
-func validAppend(scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
-	if err := validScope(scope); err != nil {
-		return err
-	}
-	if strings.TrimSpace(sessionID) == "" {
-		return imprint.Invalidf("session_id is required")
-	}
-	for i, m := range msgs {
-		if strings.TrimSpace(m.ID) == "" {
-			return imprint.Invalidf("messages[%d].id is required", i)
-		}
-		if err := imprint.ValidateWorkspace(fmt.Sprintf("messages[%d].workspace", i), m.Workspace); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // sessionKey identifies a session across scopes.
@@ -252,8 +233,8 @@ func (db *DB) SupportsBatchAppend() bool { return true }
 // written, when a batch has an empty scope, session id or message id.
 func (db *DB) AppendMessageBatches(ctx context.Context, batches []imprint.MessageBatch) ([]imprint.AppendResult, error) {
 	for i, b := range batches {
-		if err := validAppend(b.Scope, b.SessionID, b.Messages); err != nil {
-			return nil, errors.Join(imprint.Invalidf("batches[%d]", i), err)
+		if err := imprint.CheckAppend(b.Scope, b.SessionID, b.Messages); err != nil {
+			return nil, fmt.Errorf("batches[%d]: %w", i, err)
 		}
 	}
 	if len(batches) == 0 {

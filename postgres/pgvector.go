@@ -182,7 +182,7 @@ func (db *DB) searchHNSW(ctx context.Context, q imprint.VectorQuery, table strin
 	}
 	// Relaxed order emits candidates roughly nearest first; reading 4k of
 	// them and scoring them exactly gives the k nearest in order.
-	cands := min(maxSearchLimit, max(40, 4*limit))
+	cands := min(imprint.MaxSearchLimit, max(40, 4*limit))
 	return db.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),
 			set_config('hnsw.ef_search', $1, true)`, strconv.Itoa(min(1000, cands))); err != nil {

@@ -13,13 +13,6 @@ import (
 	"github.com/imprint-dev/imprint/keyword"
 )
 
-// defaultSearchLimit is the number of hits when a query gives no limit;
-// maxSearchLimit bounds what a caller can ask for.
-const (
-	defaultSearchLimit = 10
-	maxSearchLimit     = 1000
-)
-
 // hitSource describes how to read hits of one kind: the table, its integer
 // key, the columns making a hit, and the liveness filter.
 type hitSource struct {
@@ -41,16 +34,6 @@ func sourceOf(k imprint.Kind) (hitSource, error) {
 		return src, imprint.Invalidf("kind %q is not memory, trace or message", k)
 	}
 	return src, nil
-}
-
-func clampLimit(n int) int {
-	switch {
-	case n <= 0:
-		return defaultSearchLimit
-	case n > maxSearchLimit:
-		return maxSearchLimit
-	}
-	return n
 }
 
 type scored struct {
@@ -233,7 +216,7 @@ func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hi
 	if err != nil {
 		return nil, err
 	}
-	limit := clampLimit(q.Limit)
+	limit := imprint.SearchLimit(q.Limit)
 	terms := keyword.Query(q.Text)
 	if terms.Empty() {
 		return []imprint.Hit{}, nil

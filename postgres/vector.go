@@ -56,7 +56,7 @@ func (db *DB) SearchVector(ctx context.Context, q imprint.VectorQuery) ([]imprin
 	if len(q.Vector) == 0 {
 		return []imprint.Hit{}, nil
 	}
-	limit := clampLimit(q.Limit)
+	limit := imprint.SearchLimit(q.Limit)
 	cols := vecCols[q.Kind]
 	var a args
 	// The embedder and dimension are literals, so that the planner can

@@ -19,7 +19,7 @@ func (db *DB) SupportsBatchAppend() bool { return true }
 // message names the batch, e.g. batches[1]: messages[0].id is required).
 func (db *DB) AppendMessageBatches(ctx context.Context, batches []imprint.MessageBatch) ([]imprint.AppendResult, error) {
 	for i, b := range batches {
-		if err := validAppend(b.Scope, b.SessionID, b.Messages); err != nil {
+		if err := imprint.CheckAppend(b.Scope, b.SessionID, b.Messages); err != nil {
 			return nil, fmt.Errorf("batches[%d]: %w", i, err)
 		}
 	}

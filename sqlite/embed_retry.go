@@ -13,14 +13,6 @@ import (
 // The embedding retry queries (imprint.EmbedRetryStore).
 var _ imprint.EmbedRetryStore = (*DB)(nil)
 
-// retryLimit bounds limit for the unembedded queries.
-func retryLimit(limit int) int {
-	if limit <= 0 || limit > 10000 {
-		return 100
-	}
-	return limit
-}
-
 // UnembeddedMessages returns up to limit messages of the scope without a
 // vector, oldest first.
 func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit int) ([]imprint.Message, error) {
@@ -28,7 +20,7 @@ func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit
 		return nil, err
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT `+messageCols+` FROM messages WHERE `+scopeWhere("")+
-		` AND vec IS NULL ORDER BY seq LIMIT ?`, append(scopeArgs(scope), retryLimit(limit))...)
+		` AND vec IS NULL ORDER BY seq LIMIT ?`, append(scopeArgs(scope), imprint.RetryLimit(limit))...)
 	if err != nil {
 		return nil, dbErr("unembedded messages", err)
 	}
@@ -51,7 +43,7 @@ func (db *DB) UnembeddedMemories(ctx context.Context, scope imprint.Scope, limit
 		return nil, err
 	}
 	return db.queryMemories(ctx, "unembedded memories", `SELECT `+memoryCols+` FROM memories m WHERE `+scopeWhere("m")+
-		memoryLive+` AND m.vec IS NULL ORDER BY m.rid LIMIT ?`, append(scopeArgs(scope), retryLimit(limit))...)
+		memoryLive+` AND m.vec IS NULL ORDER BY m.rid LIMIT ?`, append(scopeArgs(scope), imprint.RetryLimit(limit))...)
 }
 
 // UnembeddedTraces returns up to limit traces of the scope with neither
@@ -61,7 +53,7 @@ func (db *DB) UnembeddedTraces(ctx context.Context, scope imprint.Scope, limit i
 		return nil, err
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT `+traceCols+` FROM traces t WHERE `+scopeWhere("t")+
-		` AND t.vec_summary IS NULL AND t.vec_action IS NULL ORDER BY t.rid LIMIT ?`, append(scopeArgs(scope), retryLimit(limit))...)
+		` AND t.vec_summary IS NULL AND t.vec_action IS NULL ORDER BY t.rid LIMIT ?`, append(scopeArgs(scope), imprint.RetryLimit(limit))...)
 	if err != nil {
 		return nil, dbErr("unembedded traces", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -38,19 +37,6 @@ func scanEpisode(row interface{ Scan(...any) error }) (imprint.Episode, error) {
 	}
 	e.StartedAt, e.EndedAt, e.CreatedAt, e.UpdatedAt = parseTS(started), parseTS(ended), parseTS(created), parseTS(updated)
 	return e, nil
-}
-
-func validEpisode(ep imprint.Episode) error {
-	if err := validScope(ep.Scope); err != nil {
-		return err
-	}
-	if strings.TrimSpace(ep.ID) == "" {
-		return imprint.Invalidf("episode id is required")
-	}
-	if strings.TrimSpace(ep.SessionID) == "" {
-		return imprint.Invalidf("episode session_id is required")
-	}
-	return nil
 }
 
 func jsonText(v any) (string, error) {
@@ -126,7 +112,7 @@ func upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTrace
 // (for an existing episode) its trace ids. ErrConflict when the id belongs
 // to another scope; ErrInvalid for a missing scope, id or session id.
 func (db *DB) SaveEpisode(ctx context.Context, ep imprint.Episode) error {
-	if err := validEpisode(ep); err != nil {
+	if err := imprint.CheckEpisode(ep); err != nil {
 		return err
 	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {

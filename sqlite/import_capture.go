@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -28,7 +27,7 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 	eps = slices.Clone(eps)
 	allKeys := make([]map[string]bool, len(eps))
 	for c := range eps {
-		ep, keys, err := validCapture(eps[c], traces[c])
+		ep, keys, err := imprint.CheckCapture(eps[c], traces[c])
 		if err != nil {
 			return fmt.Errorf("captures[%d]: %w", c, err)
 		}
@@ -37,32 +36,6 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 	return dbErr("save captures", db.writeCaptures(ctx, eps, traces, allKeys, func(c int, err error) error {
 		return fmt.Errorf("captures[%d]: %w", c, err)
 	}))
-}
-
-// validCapture checks an episode and its traces for SaveCapture(s): ids
-// and step keys required, step keys unique. It returns the episode with
-// its trace ids set and the set of step keys.
-func validCapture(ep imprint.Episode, traces []imprint.Trace) (imprint.Episode, map[string]bool, error) {
-	if err := validEpisode(ep); err != nil {
-		return ep, nil, err
-	}
-	ids := make([]string, len(traces))
-	keys := map[string]bool{}
-	for i, t := range traces {
-		if strings.TrimSpace(t.ID) == "" {
-			return ep, nil, imprint.Invalidf("traces[%d].id is required", i)
-		}
-		if strings.TrimSpace(t.StepKey) == "" {
-			return ep, nil, imprint.Invalidf("traces[%d].step_key is required", i)
-		}
-		if keys[t.StepKey] {
-			return ep, nil, imprint.Invalidf("traces[%d].step_key %q is repeated", i, t.StepKey)
-		}
-		keys[t.StepKey] = true
-		ids[i] = t.ID
-	}
-	ep.TraceIDs = ids
-	return ep, keys, nil
 }
 
 // writeCaptures writes validated captures in one transaction and, after
@@ -185,7 +158,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 				_, err = st.ExecContext(ctx, upd...)
 			}
 			if err == nil {
-				err = fts.replace(rid, traceText(t))
+				err = fts.replace(rid, imprint.TraceText(t))
 			}
 		} else {
 			var r sql.Result
@@ -197,7 +170,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 				rid, err = r.LastInsertId()
 			}
 			if err == nil {
-				err = fts.insert(rid, traceText(t))
+				err = fts.insert(rid, imprint.TraceText(t))
 			}
 		}
 		if isUnique(err) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -29,20 +28,10 @@ func scanJob(row interface{ Scan(...any) error }) (imprint.Job, error) {
 	return j, err
 }
 
-func validJob(j imprint.Job) error {
-	if strings.TrimSpace(string(j.Kind)) == "" {
-		return imprint.Invalidf("job kind is required")
-	}
-	if err := validScope(j.Scope); err != nil {
-		return err
-	}
-	return nil
-}
-
 // insertJob enqueues j inside tx: it returns the unfinished job holding
 // j.UniqueKey and false when there is one, else the inserted job and true.
 func insertJob(ctx context.Context, tx *sql.Tx, j imprint.Job, now imprint.Time) (imprint.Job, bool, error) {
-	if err := validJob(j); err != nil {
+	if err := imprint.CheckJob(j); err != nil {
 		return j, false, err
 	}
 	if j.UniqueKey != "" {
@@ -79,7 +68,7 @@ func insertJob(ctx context.Context, tx *sql.Tx, j imprint.Job, now imprint.Time)
 // is set and an unfinished job holds it, that job is returned with false
 // and nothing is inserted. ErrInvalid for a missing kind or scope.
 func (db *DB) EnqueueJob(ctx context.Context, j imprint.Job) (imprint.Job, bool, error) {
-	if err := validJob(j); err != nil {
+	if err := imprint.CheckJob(j); err != nil {
 		return j, false, err
 	}
 	var out imprint.Job
@@ -257,7 +246,7 @@ func (db *DB) ResetRunningJobs(ctx context.Context) (int, error) {
 // when there is one).
 func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobStats, error) {
 	var st imprint.JobStats
-	if err := validScopePtr(scope); err != nil {
+	if err := imprint.CheckScopeOrAll(scope); err != nil {
 		return st, err
 	}
 	if e := db.engine(); e != nil {
@@ -299,15 +288,13 @@ func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobSt
 // of the scope or of all scopes when scope is nil (of the installed
 // JobEngine when there is one). ErrInvalid for an unknown state.
 func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.JobState, limit int) ([]imprint.Job, error) {
-	switch state {
-	case imprint.JobAvailable, imprint.JobRunning, imprint.JobRetryable, imprint.JobFailed, imprint.JobCompleted:
-	default:
-		return nil, imprint.Invalidf("job state %q is not available, running, retryable, failed or completed", state)
+	if err := imprint.CheckJobState(state); err != nil {
+		return nil, err
 	}
 	if limit <= 0 {
 		limit = 100
 	}
-	if err := validScopePtr(scope); err != nil {
+	if err := imprint.CheckScopeOrAll(scope); err != nil {
 		return nil, err
 	}
 	if e := db.engine(); e != nil {
@@ -337,12 +324,4 @@ func (db *DB) ListJobs(ctx context.Context, scope *imprint.Scope, state imprint.
 		return nil, dbErr("list jobs", err)
 	}
 	return out, nil
-}
-
-// validScopePtr checks scope unless it is nil (all scopes).
-func validScopePtr(scope *imprint.Scope) error {
-	if scope == nil {
-		return nil
-	}
-	return validScope(*scope)
 }

@@ -53,7 +53,7 @@ func (db *DB) ReaderDB() *sql.DB { return db.r }
 // enqueueTx enqueues j inside tx through the installed engine, else into
 // the jobs table.
 func (db *DB) enqueueTx(ctx context.Context, tx *sql.Tx, j imprint.Job, now imprint.Time) (imprint.Job, bool, error) {
-	if err := validJob(j); err != nil {
+	if err := imprint.CheckJob(j); err != nil {
 		return j, false, err
 	}
 	if e := db.engine(); e != nil {

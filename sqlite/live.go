@@ -305,7 +305,7 @@ func (db *DB) CloseEpisode(ctx context.Context, scope imprint.Scope, episodeID s
 			return nil, err
 		}
 		if job != nil {
-			if _, _, err := db.enqueueTx(ctx, tx, jobFor(*job, ep), now); err != nil {
+			if _, _, err := db.enqueueTx(ctx, tx, job.ForEpisode(ep), now); err != nil {
 				return nil, err
 			}
 		}
@@ -318,33 +318,19 @@ func (db *DB) CloseEpisode(ctx context.Context, scope imprint.Scope, episodeID s
 	return out, nil
 }
 
-// jobFor fills the job's empty episode, session and scope from ep.
-func jobFor(j imprint.Job, ep imprint.Episode) imprint.Job {
-	if j.EpisodeID == "" {
-		j.EpisodeID = ep.ID
-	}
-	if j.SessionID == "" {
-		j.SessionID = ep.SessionID
-	}
-	if j.Scope == (imprint.Scope{}) {
-		j.Scope = ep.Scope
-	}
-	return j
-}
-
 // SubmitEpisode saves ep (as SaveEpisode) and enqueues job in the same
 // transaction (EpisodeID, SessionID and Scope default to the episode's);
 // nothing is written when either fails. ErrConflict when the id belongs to
 // another scope, ErrInvalid for an invalid episode or job.
 func (db *DB) SubmitEpisode(ctx context.Context, ep imprint.Episode, job imprint.Job) error {
-	if err := validEpisode(ep); err != nil {
+	if err := imprint.CheckEpisode(ep); err != nil {
 		return err
 	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		if err := upsertEpisode(ctx, tx, ep, false); err != nil {
 			return nil, err
 		}
-		_, _, err := db.enqueueTx(ctx, tx, jobFor(job, ep), imprint.Now())
+		_, _, err := db.enqueueTx(ctx, tx, job.ForEpisode(ep), imprint.Now())
 		return nil, err
 	})
 	return dbErr("submit episode", err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/vector"
@@ -93,31 +92,9 @@ var (
 // scope or a target is already superseded or not in scope; ErrInvalid for a
 // missing scope, id, content or type.
 func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
-	if err := validScope(m.Scope); err != nil {
+	m, err := imprint.MemoryToPut(m, supersede, imprint.Now())
+	if err != nil {
 		return err
-	}
-	switch {
-	case strings.TrimSpace(m.ID) == "":
-		return imprint.Invalidf("memory id is required")
-	case strings.TrimSpace(m.Content) == "":
-		return imprint.Invalidf("memory content is required")
-	case !m.Type.Valid():
-		return imprint.Invalidf("memory type %q is not persona, episodic or instruction", m.Type)
-	}
-	for _, id := range supersede {
-		if id == m.ID {
-			return imprint.Invalidf("memory %q cannot supersede itself", id)
-		}
-	}
-	now := imprint.Now()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
-	if len(m.Supersedes) == 0 && len(supersede) > 0 {
-		m.Supersedes = supersede
 	}
 	enc := func(v any, empty string) (string, error) {
 		s, err := jsonText(v)
@@ -144,7 +121,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	live := m.SupersededBy == nil && forgotten == nil
 	var rid int64
 	var targets []int64
-	err := db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
+	err = db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
 		targets = targets[:0]
 		fts := rawFTSWriter(tx, "memory")
 		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,

@@ -63,7 +63,7 @@ var (
 // recorded user messages to its round count. ErrInvalid for an empty scope,
 // session id or message id.
 func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) (imprint.AppendResult, error) {
-	if err := validAppend(scope, sessionID, msgs); err != nil {
+	if err := imprint.CheckAppend(scope, sessionID, msgs); err != nil {
 		return imprint.AppendResult{}, err
 	}
 	res, err := db.appendBatches(ctx, []imprint.MessageBatch{{Scope: scope, SessionID: sessionID, Messages: msgs}})
@@ -71,25 +71,6 @@ func (db *DB) AppendMessages(ctx context.Context, scope imprint.Scope, sessionID
 		return imprint.AppendResult{}, dbErr("append messages", err)
 	}
 	return res[0], nil
-}
-
-// validAppend checks what AppendMessages requires of its arguments.
-func validAppend(scope imprint.Scope, sessionID string, msgs []imprint.Message) error {
-	if err := validScope(scope); err != nil {
-		return err
-	}
-	if strings.TrimSpace(sessionID) == "" {
-		return imprint.Invalidf("session_id is required")
-	}
-	for i, m := range msgs {
-		if strings.TrimSpace(m.ID) == "" {
-			return imprint.Invalidf("messages[%d].id is required", i)
-		}
-		if err := imprint.ValidateWorkspace(fmt.Sprintf("messages[%d].workspace", i), m.Workspace); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // messageVecAdd is a message vector to add to the in-memory index once its

@@ -117,7 +117,7 @@ func TestSearchTextPruned(t *testing.T) {
 		filter, fargs := hitFilter(q, src)
 		fq := buildQuery(q.Text)
 		if _, ok, err := db.searchPruned(ctx, q, src, "message_words", fq.words, strings.Split(fq.words, " OR "),
-			filter, fargs, 2*clampLimit(q.Limit)); err != nil {
+			filter, fargs, 2*imprint.SearchLimit(q.Limit)); err != nil {
 			t.Fatal(err)
 		} else if ok {
 			pruned++

@@ -12,13 +12,6 @@ import (
 	"github.com/imprint-dev/imprint/keyword"
 )
 
-// defaultSearchLimit is the number of hits when a query gives no limit;
-// maxSearchLimit bounds what a caller can ask for.
-const (
-	defaultSearchLimit = 10
-	maxSearchLimit     = 1000
-)
-
 // hitSource describes how to read hits of one kind: the table, its integer
 // key, the columns making a hit, and the liveness filter.
 type hitSource struct {
@@ -40,16 +33,6 @@ func sourceOf(k imprint.Kind) (hitSource, error) {
 		return src, imprint.Invalidf("kind %q is not memory, trace or message", k)
 	}
 	return src, nil
-}
-
-func clampLimit(n int) int {
-	switch {
-	case n <= 0:
-		return defaultSearchLimit
-	case n > maxSearchLimit:
-		return maxSearchLimit
-	}
-	return n
 }
 
 // scanHit reads the columns of hitSource.cols plus trailing extras.
@@ -328,7 +311,7 @@ func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) (
 	if err != nil {
 		return nil, err
 	}
-	limit := clampLimit(q.Limit)
+	limit := imprint.SearchLimit(q.Limit)
 	fq := buildQuery(q.Text)
 	if fq.empty() {
 		return []imprint.Hit{}, nil
@@ -577,7 +560,7 @@ func (db *DB) SearchVector(ctx context.Context, q imprint.VectorQuery) ([]imprin
 	if err != nil {
 		return nil, dbErr("search vector", err)
 	}
-	cands := x.topK(q, clampLimit(q.Limit))
+	cands := x.topK(q, imprint.SearchLimit(q.Limit))
 	if len(cands) == 0 {
 		return []imprint.Hit{}, nil
 	}

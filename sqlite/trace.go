@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/vector"
@@ -58,19 +57,6 @@ func scanTrace(row interface{ Scan(...any) error }) (imprint.Trace, error) {
 	return t, nil
 }
 
-// traceText is what the keyword index holds for a trace: user text, agent
-// text, reflection and tool names.
-func traceText(t imprint.Trace) string {
-	parts := []string{t.UserText, t.AgentText}
-	if t.Reflection != nil {
-		parts = append(parts, *t.Reflection)
-	}
-	for _, c := range t.ToolCalls {
-		parts = append(parts, c.Name)
-	}
-	return strings.Join(parts, "\n")
-}
-
 func blobOrNil(v []float32) []byte {
 	if len(v) == 0 {
 		return nil
@@ -98,7 +84,7 @@ var (
 // episode's trace ids become the traces' ids in order. ErrConflict when the
 // episode (or a trace id) belongs to another scope or episode.
 func (db *DB) SaveCapture(ctx context.Context, ep imprint.Episode, traces []imprint.Trace) error {
-	ep, keys, err := validCapture(ep, traces)
+	ep, keys, err := imprint.CheckCapture(ep, traces)
 	if err != nil {
 		return err
 	}

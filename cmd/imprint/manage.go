@@ -53,6 +53,7 @@ func (a *App) memoriesAPI(cmd *cobra.Command, server, token string) (imprint.Mem
 	if err != nil {
 		return nil, err
 	}
+	found := ""
 	if c == nil {
 		url, err := ingest.RunningService(a.Config.DataDir)
 		if err != nil {
@@ -62,10 +63,11 @@ func (a *App) memoriesAPI(cmd *cobra.Command, server, token string) (imprint.Mem
 			if c, err = a.newClient(cmd, url, token); err != nil {
 				return nil, err
 			}
+			found = "the imprint serve that holds the data dir"
 		}
 	}
 	if c != nil {
-		return httpapi.ClientMemories{C: c}, nil
+		return httpapi.ClientMemories{C: c, Found: found}, nil
 	}
 	runner, err := a.extractRunner(cmd.Context())
 	if err != nil {

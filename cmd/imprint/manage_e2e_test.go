@@ -123,3 +123,24 @@ func TestManageMemoriesEndToEnd(t *testing.T) {
 		t.Errorf("forget --session --yes = %q, want %d forgotten", r.stdout, len(extracted)-2)
 	}
 }
+
+// TestManageThroughServiceNeedsItsToken: when the imprint serve holding
+// the data dir needs a token, a memory command without one says where it
+// went and how to give it; with the token it works.
+func TestManageThroughServiceNeedsItsToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv, err := startServe(imprintBin(t), dir, map[string]string{"IMPRINT_SERVER_API_TOKEN": "s3cret-token-for-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.kill()
+	r := runBin(t, map[string]string{"IMPRINT_DATA_DIR": dir}, "", "remember", "Ada likes tea")
+	if r.code == 0 || !strings.Contains(r.stderr, "holds the data dir") || !strings.Contains(r.stderr, "--token") {
+		t.Errorf("remember without the token: exit %d %q, want a failure naming the service and --token", r.code, r.stderr)
+	}
+	r = runBin(t, map[string]string{"IMPRINT_DATA_DIR": dir, "IMPRINT_API_TOKEN": "s3cret-token-for-test"}, "", "remember", "Ada likes tea")
+	if r.code != 0 || !strings.Contains(r.stdout, "remembered") {
+		t.Errorf("remember with the token: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -3,6 +3,7 @@ package viewer
 import (
 	"net/http"
 	"strings"
+	"unicode"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -61,10 +62,12 @@ func clearKey(w http.ResponseWriter, r *http.Request) {
 }
 
 // localPath keeps a redirect target on this server: a path of ours, never
-// another host ("//evil", "/\evil", "https://…").
+// another host ("//evil", "/\\evil", "https://…"). Browsers drop tabs and
+// line breaks from a URL and read a backslash as a slash, so a target with
+// any control character or backslash is refused too.
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.HasPrefix(p, "/login") ||
-		strings.ContainsAny(p, "\r\n") {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/login") ||
+		strings.ContainsFunc(p, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }) {
 		return "/"
 	}
 	return p

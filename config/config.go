@@ -503,6 +503,10 @@ func (c *Config) readFile(path string, required bool) error {
 		if !required && errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path once
+		}
 		return imprint.Invalidf("config file %s: %v", path, err)
 	}
 	var doc yaml.Node

@@ -345,6 +345,7 @@ func TestBadInputNamesTheFileOnceAndExits2(t *testing.T) {
 		{[]string{"capture", transcript}, transcript, []string{"a claude-code transcript", "run `imprint import " + transcript + "`"}},
 		{[]string{"record", transcript}, transcript, []string{"a claude-code transcript", "run `imprint import " + transcript + "`"}},
 		{[]string{"record", "--session", "from-flag", msgs}, msgs, []string{`--session "from-flag"`, `session_id "from-file"`}},
+		{[]string{"memories", "--config", missing}, missing, []string{"config file", "no such file or directory"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args[:len(tc.args)-1], " ")+" "+filepath.Base(tc.file), func(t *testing.T) {
@@ -383,6 +384,18 @@ func TestDryRunSpeaksInTheFutureTense(t *testing.T) {
 	for _, past := range []string{"recorded", "captured into", "stored"} {
 		if strings.Contains(r.stdout, past) {
 			t.Errorf("dry run says %q (past tense):\n%s", past, r.stdout)
+		}
+	}
+}
+
+// TestUnknownIDExits2 checks that naming a record the scope does not have
+// is bad input (exit 2), on the built binary.
+func TestUnknownIDExits2(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"IMPRINT_DATA_DIR": t.TempDir()}
+	for _, args := range [][]string{{"memories", "show", "nope"}, {"keys", "revoke", "nope"}, {"extract", "--session", "nope"}} {
+		if r := runBin(t, env, "", args...); r.code != 2 || !strings.Contains(r.stderr, "nope") {
+			t.Errorf("imprint %s: exit %d, want 2: %s", strings.Join(args, " "), r.code, r.stderr)
 		}
 	}
 }

@@ -41,8 +41,9 @@ func withExitCode(code int, err error) error {
 }
 
 // exitCode maps an error to imprint's exit code. It is the only place that
-// does: 0 ok; 2 for usage errors and errors of kind ErrInvalid, ErrConflict
-// (e.g. capturing an episode id owned by another scope) or ErrTooLarge; 1
+// does: 0 ok; 2 for bad input: usage errors and errors of kind ErrInvalid,
+// ErrConflict (e.g. capturing an episode id owned by another scope),
+// ErrTooLarge or ErrNotFound (an id given that the scope does not have); 1
 // for everything else.
 func exitCode(err error, usage bool) int {
 	var ee *exitError
@@ -53,7 +54,8 @@ func exitCode(err error, usage bool) int {
 		return ee.code
 	case usage, errors.As(err, new(usageError)):
 		return exitUsage
-	case errors.Is(err, imprint.ErrInvalid), errors.Is(err, imprint.ErrConflict), errors.Is(err, imprint.ErrTooLarge):
+	case errors.Is(err, imprint.ErrInvalid), errors.Is(err, imprint.ErrConflict), errors.Is(err, imprint.ErrTooLarge),
+		errors.Is(err, imprint.ErrNotFound):
 		return exitUsage
 	}
 	return exitFailure

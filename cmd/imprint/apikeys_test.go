@@ -69,7 +69,7 @@ func TestKeysCreateListRevoke(t *testing.T) {
 	if rev.code != 0 || !strings.Contains(rev.stdout, `"revoked_at"`) {
 		t.Errorf("keys revoke: exit %d\n%s%s", rev.code, rev.stdout, rev.stderr)
 	}
-	if r := runImprint(t, nil, "keys", "revoke", "--data-dir", dir, "key_nope"); r.code != 1 || !strings.Contains(r.stderr, "not found") {
+	if r := runImprint(t, nil, "keys", "revoke", "--data-dir", dir, "key_nope"); r.code != 2 || !strings.Contains(r.stderr, "not found") { // bad input (issue 13)
 		t.Errorf("keys revoke of an unknown id: exit %d %s", r.code, r.stderr)
 	}
 	for _, args := range [][]string{{"keys", "create"}, {"keys", "create", "--tenant", "acme", "--user", " "}, {"keys", "revoke"}} {

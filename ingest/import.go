@@ -112,6 +112,10 @@ type Importer struct {
 	// agent (importer.DefaultAgent: Claude Code, OpenClaw) are imported
 	// into that agent's scope, as their hooks record them.
 	SourceAgents bool
+	// Workspace, when set, is the workspace of every record imported;
+	// else each transcript's own (Transcript.Workspace, or its Claude Code
+	// project folder).
+	Workspace string
 }
 
 // Run imports sources. It returns what it did; after an LLM budget
@@ -361,11 +365,13 @@ func (im *Importer) importSources(ctx context.Context, sources []Source, loc *ti
 			}
 			return nil, rd.err
 		}
-		if project := sourceProject(src); project != "" {
-			for k := range rd.trs {
-				if rd.trs[k].Workspace == "" {
-					rd.trs[k].SetWorkspace(project)
-				}
+		project := sourceProject(src)
+		for k := range rd.trs {
+			switch {
+			case im.Workspace != "":
+				rd.trs[k].SetWorkspace(im.Workspace)
+			case rd.trs[k].Workspace == "" && project != "":
+				rd.trs[k].SetWorkspace(project)
 			}
 		}
 		var last map[string]int // lastBySession(rd.trs), when extracting

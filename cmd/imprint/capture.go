@@ -73,7 +73,7 @@ func (a *App) readEpisodeInputs(args []string) ([]imprint.Episode, error) {
 }
 
 func newTracesCmd(a *App) *cobra.Command {
-	var episode, session, server, token string
+	var episode, session, workspace, server, token string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "traces",
@@ -83,7 +83,10 @@ func newTracesCmd(a *App) *cobra.Command {
 			if limit < 0 {
 				return imprint.Invalidf("--limit must not be negative")
 			}
-			f := imprint.TraceFilter{EpisodeID: episode, SessionID: session, Limit: limit}
+			if err := imprint.ValidateWorkspace("--workspace", workspace); err != nil {
+				return err
+			}
+			f := imprint.TraceFilter{EpisodeID: episode, SessionID: session, Workspace: workspace, Limit: limit}
 			if limit == 0 {
 				f.Limit = imprint.NoLimit
 			}
@@ -108,6 +111,7 @@ func newTracesCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&episode, "episode", "", "only traces of this episode")
 	cmd.Flags().StringVar(&session, "session", "", "only traces of this session")
+	cmd.Flags().StringVar(&workspace, "workspace", "", workspaceUsage)
 	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many traces (0 for all)")
 	addServerFlags(cmd, &server, &token)
 	return cmd

@@ -220,3 +220,68 @@ func TestOpenClawImportsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceFlagsNarrow runs the CLI on the built binary: records of
+// three sessions, two in projects and one in none, are extracted; listings,
+// search and recall without --workspace cover every workspace, with one
+// they narrow to it (recall keeping the workspace-less instruction); an
+// import with --workspace files everything under that workspace; a bad
+// --workspace is exit 2.
+func TestWorkspaceFlagsNarrow(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"IMPRINT_DATA_DIR": t.TempDir()}
+	run := func(args ...string) result {
+		t.Helper()
+		r := runBin(t, env, "", args...)
+		if r.code != 0 {
+			t.Fatalf("imprint %v: exit %d: %s", args, r.code, r.stderr)
+		}
+		return r
+	}
+	for _, s := range []struct{ session, ws, rule string }{
+		{"app", "/src/app", "From now on, always use pnpm in this repo."},
+		{"site", "/src/site", "From now on, always use yarn in this repo."},
+		{"home", "", "From now on, always answer in British English."},
+	} {
+		doc := `{"session_id":"` + s.session + `","workspace":"` + s.ws + `","messages":[{"role":"user","content":"` + s.rule + `"}]}`
+		run("record", writeTemp(t, s.session+".json", doc))
+	}
+	run("extract")
+	count := func(args ...string) int {
+		t.Helper()
+		return len(jsonLines[imprint.Memory](t, run(append([]string{"memories", "--json"}, args...)...)))
+	}
+	if all, app := count(), count("--workspace", "/src/app"); all != 3 || app != 1 {
+		t.Errorf("memories: %d in all, %d in /src/app; want 3 and 1", all, app)
+	}
+	mems := jsonLines[imprint.Memory](t, run("memories", "--json", "--workspace", "/src/site"))
+	if len(mems) != 1 || !strings.Contains(mems[0].Content, "yarn") || mems[0].Workspace != "/src/site" {
+		t.Errorf("memories of /src/site = %+v, want the yarn rule with its workspace", mems)
+	}
+	recall := run("recall", "--workspace", "/src/app", "which package manager").stdout
+	if !strings.Contains(recall, "pnpm") || !strings.Contains(recall, "British English") || strings.Contains(recall, "yarn") {
+		t.Errorf("recall in /src/app wants pnpm and the global rule, not yarn:\n%s", recall)
+	}
+	if all := run("recall", "which package manager").stdout; !strings.Contains(all, "pnpm") || !strings.Contains(all, "yarn") {
+		t.Errorf("recall without a workspace wants every workspace's rules:\n%s", all)
+	}
+	for _, h := range jsonLines[imprint.Hit](t, run("search", "--json", "--workspace", "/src/site", "always use pnpm yarn")) {
+		if strings.Contains(h.Text, "pnpm") {
+			t.Errorf("search in /src/site found %s %q of /src/app", h.Kind, h.Text)
+		}
+	}
+
+	lines := transcriptLines(t, "representative_messages.jsonl")
+	transcript := writeTemp(t, "test_session.jsonl", strings.Join(lines, "\n")+"\n")
+	run("import", "--workspace", "/w/x", transcript)
+	traces := func(ws string) int {
+		t.Helper()
+		return len(jsonLines[imprint.Trace](t, run("traces", "--json", "--agent", "claude-code", "--limit", "0", "--workspace", ws)))
+	}
+	if got, cwd := traces("/w/x"), traces("/tmp"); got == 0 || cwd != 0 {
+		t.Errorf("traces: %d in --workspace /w/x, %d in the transcript's cwd; want all in /w/x", got, cwd)
+	}
+	if r := runBin(t, env, "", "traces", "--workspace", "a\x01b"); r.code != 2 {
+		t.Errorf("a bad --workspace: exit %d, want 2", r.code)
+	}
+}

@@ -29,6 +29,8 @@ type importOptions struct {
 	// no limit); noWait exits instead of waiting for the import lock.
 	maxLLMCalls int
 	noWait      bool
+	// workspace, when set, is the workspace of every imported record.
+	workspace string
 }
 
 // importSummary is the one object imprint import --json prints.
@@ -59,6 +61,7 @@ func newImportCmd(a *App) *cobra.Command {
 	f.BoolVar(&o.dryRun, "dry-run", false, "report what would be imported and estimate LLM calls and prompt tokens; write nothing")
 	f.StringVar(&o.tz, "tz", "UTC", "time zone of zone-less dates (LoCoMo), e.g. Europe/Amsterdam")
 	f.IntVar(&o.maxLLMCalls, "max-llm-calls", 0, "stop cleanly after this many LLM calls; run the import again to resume (0: no limit)")
+	f.StringVar(&o.workspace, "workspace", "", "the workspace (project) of every imported record (default: each transcript's cwd or project folder, none for other formats)")
 	f.BoolVar(&o.noWait, "no-wait", false, "exit 1 instead of waiting when another import holds the data dir's import lock")
 	return cmd
 }
@@ -111,7 +114,10 @@ func (a *App) importPaths(ctx context.Context, o importOptions, paths []string) 
 	if err != nil {
 		return nil, err
 	}
-	im := &ingest.Importer{Store: st, Scope: a.Scope(), SourceAgents: !a.agentChosen, DryRun: o.dryRun, NoExtract: o.noExtract, Location: loc,
+	if err := imprint.ValidateWorkspace("--workspace", o.workspace); err != nil {
+		return nil, err
+	}
+	im := &ingest.Importer{Store: st, Scope: a.Scope(), SourceAgents: !a.agentChosen, Workspace: o.workspace, DryRun: o.dryRun, NoExtract: o.noExtract, Location: loc,
 		WindowSize: a.Config.Extraction.MaxMessagesPerExtraction, Background: a.Config.Extraction.MaxBackgroundMessages}
 	if !o.noCapture {
 		if im.Capture, err = a.captureRunner(ctx); err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 func newMemoriesCmd(a *App) *cobra.Command {
-	var session, typ, server, token string
+	var session, typ, workspace, server, token string
 	var all bool
 	var limit int
 	cmd := &cobra.Command{
@@ -22,7 +22,10 @@ func newMemoriesCmd(a *App) *cobra.Command {
 			if limit < 0 {
 				return imprint.Invalidf("--limit must not be negative")
 			}
-			f := imprint.MemoryFilter{SessionID: session, Type: imprint.MemoryType(typ), AllVersions: all, Limit: limit}
+			if err := imprint.ValidateWorkspace("--workspace", workspace); err != nil {
+				return err
+			}
+			f := imprint.MemoryFilter{SessionID: session, Type: imprint.MemoryType(typ), Workspace: workspace, AllVersions: all, Limit: limit}
 			if limit == 0 {
 				f.Limit = imprint.NoLimit
 			}
@@ -47,8 +50,12 @@ func newMemoriesCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&session, "session", "", "only memories extracted from this session")
 	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction")
+	cmd.Flags().StringVar(&workspace, "workspace", "", workspaceUsage)
 	cmd.Flags().BoolVar(&all, "all-versions", false, "include superseded versions")
 	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many memories (0 for all)")
 	addServerFlags(cmd, &server, &token)
 	return cmd
 }
+
+// workspaceUsage is the help of --workspace on listings and searches.
+const workspaceUsage = "only records of this workspace (project); default: every workspace of the scope"

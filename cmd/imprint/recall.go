@@ -11,7 +11,7 @@ import (
 )
 
 func newRecallCmd(a *App) *cobra.Command {
-	var session, server, token string
+	var session, workspace, server, token string
 	var budget int
 	cmd := &cobra.Command{
 		Use:   "recall QUERY",
@@ -26,7 +26,10 @@ func newRecallCmd(a *App) *cobra.Command {
 			if budget < 0 {
 				return imprint.Invalidf("--budget-tokens must not be negative")
 			}
-			q := imprint.RecallQuery{Scope: a.Scope(), Text: strings.Join(args, " "), SessionID: session, BudgetTokens: budget}
+			if err := imprint.ValidateWorkspace("--workspace", workspace); err != nil {
+				return err
+			}
+			q := imprint.RecallQuery{Scope: a.Scope(), Text: strings.Join(args, " "), SessionID: session, Workspace: workspace, BudgetTokens: budget}
 			var res imprint.RecallResult
 			c, err := a.remoteClient(cmd, server, token)
 			if err != nil {
@@ -62,6 +65,7 @@ func newRecallCmd(a *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "recall the traces of this session")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "recall in this workspace (project): its records and those of no workspace; default: every workspace")
 	cmd.Flags().IntVar(&budget, "budget-tokens", imprint.DefaultRecallBudget, "token budget of the context block")
 	addServerFlags(cmd, &server, &token)
 	return cmd

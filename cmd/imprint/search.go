@@ -10,7 +10,7 @@ import (
 )
 
 func newSearchCmd(a *App) *cobra.Command {
-	var kind, session, server, token string
+	var kind, session, workspace, server, token string
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -24,7 +24,10 @@ func newSearchCmd(a *App) *cobra.Command {
 			if limit <= 0 {
 				return imprint.Invalidf("--limit must be positive")
 			}
-			q := imprint.SearchQuery{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Limit: limit}
+			if err := imprint.ValidateWorkspace("--workspace", workspace); err != nil {
+				return err
+			}
+			q := imprint.SearchQuery{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Workspace: workspace, Limit: limit}
 			var hits []imprint.Hit
 			if c, err := a.remoteClient(cmd, server, token); err != nil {
 				return err
@@ -46,6 +49,7 @@ func newSearchCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")
 	cmd.Flags().StringVar(&session, "session", "", "only records of this session")
+	cmd.Flags().StringVar(&workspace, "workspace", "", workspaceUsage)
 	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many hits")
 	addServerFlags(cmd, &server, &token)
 	return cmd

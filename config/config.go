@@ -707,6 +707,20 @@ func (c *Config) CheckServe(hasKeys func() (bool, error)) error {
 	return imprint.Invalidf("config server.api_token: server.api_token or an API key (imprint keys create) is required to listen on the non-loopback address %s (set %s, make a key, or listen on 127.0.0.1)", c.Server.Addr, EnvName("server.api_token"))
 }
 
+// ServerURL is the URL a client on this machine reaches server.addr at:
+// http://host:port, a wildcard host (empty, 0.0.0.0, ::) as 127.0.0.1.
+// ErrInvalid when server.addr is not host:port.
+func (c *Config) ServerURL() (string, error) {
+	host, port, err := net.SplitHostPort(c.Server.Addr)
+	if err != nil {
+		return "", imprint.Invalidf("config server.addr %q: %v", c.Server.Addr, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port), nil
+}
+
 // IsLoopback reports whether host names this machine's loopback (localhost
 // or a loopback address).
 func IsLoopback(host string) bool {

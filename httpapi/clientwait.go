@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/imprint-dev/imprint"
 )
@@ -68,4 +72,15 @@ func (h HookClient) EndSession(ctx context.Context, scope imprint.Scope, session
 func (h HookClient) Recall(ctx context.Context, q imprint.RecallQuery) (string, error) {
 	res, err := h.C.Recall(ctx, q)
 	return res.Context, err
+}
+
+// NewClient returns a client of the imprint serve at server (a URL like
+// http://127.0.0.1:8420) sending token, whose requests give up after
+// timeout. ErrInvalid naming server when it is not an http(s) URL.
+func NewClient(server, token string, timeout time.Duration) (*Client, error) {
+	u, err := url.Parse(server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, imprint.Invalidf("--server %q: want a URL like http://127.0.0.1:8420", server)
+	}
+	return &Client{BaseURL: strings.TrimRight(server, "/"), Token: token, HTTP: &http.Client{Timeout: timeout}}, nil
 }

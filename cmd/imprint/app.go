@@ -125,7 +125,7 @@ func (a *App) setup(cmd *cobra.Command) error {
 	if cmd.Name() == "serve" {
 		defLevel = "info"
 	}
-	level, err := parseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", defLevel))
+	level, err := config.ParseLogLevel(a.pick(cmd, "log-level", a.flags.logLevel, "IMPRINT_LOG_LEVEL", defLevel))
 	if err != nil {
 		return err
 	}
@@ -169,20 +169,6 @@ func (a *App) pick(cmd *cobra.Command, flag, value, env, def string) string {
 		return v
 	}
 	return def
-}
-
-func parseLogLevel(s string) (slog.Level, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "debug":
-		return slog.LevelDebug, nil
-	case "info", "":
-		return slog.LevelInfo, nil
-	case "warn", "warning":
-		return slog.LevelWarn, nil
-	case "error":
-		return slog.LevelError, nil
-	}
-	return 0, imprint.Invalidf("--log-level must be one of debug, info, warn, error, got %q", s)
 }
 
 // Scope returns the scope of this invocation: --tenant/--user/--agent, else

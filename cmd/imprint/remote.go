@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -48,18 +45,13 @@ func (a *App) remoteClient(cmd *cobra.Command, server, token string) (*httpapi.C
 // newClient returns a client for server, with the token from --token, else
 // IMPRINT_API_TOKEN, else server.api_token.
 func (a *App) newClient(cmd *cobra.Command, server, token string) (*httpapi.Client, error) {
-	u, err := url.Parse(server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, imprint.Invalidf("--server %q: want a URL like http://127.0.0.1:8420", server)
-	}
 	if !cmd.Flags().Changed("token") {
 		token = strings.TrimSpace(a.Getenv("IMPRINT_API_TOKEN"))
 		if token == "" {
 			token = a.Config.Server.APIToken
 		}
 	}
-	timeout := a.Config.Server.RequestTimeout + 5*time.Second
-	return &httpapi.Client{BaseURL: strings.TrimRight(server, "/"), Token: token, HTTP: &http.Client{Timeout: timeout}}, nil
+	return httpapi.NewClient(server, token, a.Config.Server.RequestTimeout+5*time.Second)
 }
 
 // hookClient is the client of the Claude Code hook: --server, else
@@ -69,14 +61,11 @@ func (a *App) hookClient(cmd *cobra.Command, server, token string) (ingest.HookA
 	if err != nil || cl != nil {
 		return httpapi.HookClient{C: cl}, err
 	}
-	host, port, err := net.SplitHostPort(a.Config.Server.Addr)
+	url, err := a.Config.ServerURL()
 	if err != nil {
-		return nil, imprint.Invalidf("config server.addr %q: %v", a.Config.Server.Addr, err)
+		return nil, err
 	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	cl, err = a.newClient(cmd, "http://"+net.JoinHostPort(host, port), token)
+	cl, err = a.newClient(cmd, url, token)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -120,6 +121,10 @@ func bm25IDF(total, hits int64) float64 {
 	return idf
 }
 
+// exactCountBelow is the table size (the planner's estimate) under which
+// the idf's record count is exact.
+const exactCountBelow = 10000
+
 // idfs returns the idf of each word term (in column col) and of each CJK
 // phrase over the kind's live records of every scope, in one statement.
 func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string) ([]float64, []float64, error) {
@@ -131,7 +136,11 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 		}
 		return " WHERE " + cond
 	}
-	sel := []string{`(SELECT COUNT(*) FROM ` + src.table + strings.TrimSuffix(where("true"), " AND true") + `)`}
+	// The record count of a large table is the planner's estimate (kept
+	// by autovacuum): counting 100k rows exactly for every query cost more
+	// than the search. Small or never-analysed tables are counted.
+	sel := []string{`(SELECT CASE WHEN c.reltuples >= ` + strconv.Itoa(exactCountBelow) + ` THEN c.reltuples::bigint ELSE (SELECT COUNT(*) FROM ` +
+		src.table + strings.TrimSuffix(where("true"), " AND true") + `) END FROM pg_class c WHERE c.oid = '` + src.table + `'::regclass)`}
 	for _, w := range words {
 		sel = append(sel, `(SELECT COUNT(*) FROM `+src.table+where(col+` @@ `+termQuery(&a, w))+`)`)
 	}

@@ -7,7 +7,9 @@
 #   ./scripts/bench.sh extract search     # some groups
 #   COUNT=3 ./scripts/bench.sh record     # repeat each benchmark 3 times
 #
-# Groups: store vector record capture extract search import recall mcp viewer
+# Groups: store vector record capture extract search import recall mcp viewer, and
+# postgres (not run by default: it starts a durable cluster with scripts/postgres.sh unless
+# IMPRINT_TEST_POSTGRES names one; ~10 minutes)
 # (viewer builds a 100k-memory, 100k-trace store, ~2.5 min; set
 # IMPRINT_VIEWER_BENCH_DIR to keep it for the next run).
 # Benchmarks build their large fixtures (100k rows) once per process, on
@@ -70,6 +72,15 @@ for g in "${groups[@]}"; do
 		bench ./viewer/ BenchmarkPages 20x ;;
 	mcp) # issue 14: a read tool call over stdio at 10k memories, beside the HTTP API
 		bench ./cmd/imprint/ BenchmarkMCPStdio 500x ;;
+	postgres) # issue 15: the PostgreSQL store beside SQLite (same process and rows), import into it, 1-3 nodes on an LLM-bound workload
+		if [ -z "${IMPRINT_TEST_POSTGRES:-}" ]; then
+			IMPRINT_TEST_POSTGRES=$(./scripts/postgres.sh start)
+			export IMPRINT_TEST_POSTGRES
+			trap './scripts/postgres.sh stop' EXIT
+		fi
+		bench ./postgres/ BenchmarkStores 3s
+		bench ./cmd/imprint/ 'BenchmarkImportTestdata/(postgres/)?(full|record-only)$' 3x
+		bench ./cmd/imprint/ BenchmarkNodesLLMBound 1x ;;
 	recall) # issue 10: recall@1/5/10 of the LoCoMo evidence turns for search and recall, beside BM25
 		echo
 		echo "== imprint eval locomo testdata/locomo/locomo-2conv.json"
@@ -79,7 +90,7 @@ for g in "${groups[@]}"; do
 		fi
 		echo "load avg after:  $(loadavg)" ;;
 	*)
-		echo "unknown group $g (want store, vector, record, capture, extract, search, import, recall, mcp or viewer)" >&2
+		echo "unknown group $g (want store, vector, record, capture, extract, search, import, recall, mcp, viewer or postgres)" >&2
 		exit 2 ;;
 	esac
 done

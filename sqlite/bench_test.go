@@ -2,23 +2,19 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/imprint-dev/imprint/internal/testfiles"
+	"github.com/imprint-dev/imprint/internal/benchtext"
 
 	imprint "github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/keyword"
 	"github.com/imprint-dev/imprint/vector"
 )
 
@@ -55,85 +51,6 @@ func benchTempDir(b *testing.B) string {
 	return benchDir
 }
 
-// realTexts returns the message texts of the τ-bench trajectories and the
-// LoCoMo dialogs in the shared test data.
-func realTexts(tb testing.TB) []string {
-	tb.Helper()
-	root := testfiles.Dir()
-	var out []string
-	var tau []struct {
-		Traj []struct {
-			Content *string `json:"content"`
-		} `json:"traj"`
-	}
-	readJSON(tb, filepath.Join(root, "tau-bench", "airline-40.json"), &tau)
-	for _, tr := range tau {
-		for _, m := range tr.Traj {
-			if m.Content != nil && strings.TrimSpace(*m.Content) != "" {
-				out = append(out, clampRunes(*m.Content, 1200))
-			}
-		}
-	}
-	var locomo []struct {
-		Conversation map[string]json.RawMessage `json:"conversation"`
-	}
-	readJSON(tb, filepath.Join(root, "locomo", "locomo-2conv.json"), &locomo)
-	for _, c := range locomo {
-		keys := make([]string, 0, len(c.Conversation))
-		for k := range c.Conversation {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			var turns []struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(c.Conversation[k], &turns) != nil {
-				continue // speaker names and dates
-			}
-			for _, t := range turns {
-				if strings.TrimSpace(t.Text) != "" {
-					out = append(out, t.Text)
-				}
-			}
-		}
-	}
-	if len(out) < 1000 {
-		tb.Fatalf("only %d texts in the shared test data", len(out))
-	}
-	return out
-}
-
-func readJSON(tb testing.TB, path string, v any) {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("shared test data: %v", err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-}
-
-func clampRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
-}
-
-// benchText returns row i of an n-row corpus: the real texts in order, then
-// each text joined with another one, so rows vary but stay real language.
-func benchText(texts []string, i int) string {
-	n := len(texts)
-	if i < n {
-		return texts[i]
-	}
-	round := i / n
-	return texts[i%n] + " " + texts[(i*7+round*131)%n]
-}
-
 func randomUnit(r *rand.Rand) []float32 {
 	v := make([]float32, benchDim)
 	for i := range v {
@@ -164,7 +81,7 @@ func fixture(b *testing.B, n int) *benchFixture {
 		}
 		return f
 	}
-	f := &benchFixture{texts: realTexts(b)}
+	f := &benchFixture{texts: benchtext.RealTexts(b)}
 	fixtures[n] = f
 	start := time.Now()
 	ctx := context.Background()
@@ -181,7 +98,7 @@ func fixture(b *testing.B, n int) *benchFixture {
 			if i%2 == 1 {
 				role = imprint.RoleAssistant
 			}
-			msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("m%d", i), Role: role, Content: benchText(f.texts, i),
+			msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("m%d", i), Role: role, Content: benchtext.Row(f.texts, i),
 				Vec: randomUnit(r), Embedder: benchEmbedder})
 		}
 		if _, f.err = f.db.AppendMessages(ctx, benchScope, fmt.Sprintf("s%d", lo/batch), msgs); f.err != nil {
@@ -218,65 +135,16 @@ func BenchmarkVectorTopK(b *testing.B) {
 	}
 }
 
-// queryWords picks, from the distinct lowercase words of the real texts
-// (5+ letters), those in the fewest texts (uncommon) or the most (common),
-// deterministically.
-func queryWords(texts []string, common bool, count int) []string {
-	df := map[string]int{}
-	for _, t := range texts {
-		seen := map[string]bool{}
-		for _, tok := range keyword.Tokenize(strings.ToLower(t)) {
-			w := tok.Text
-			if tok.CJK || len(w) < 5 || seen[w] || strings.ContainsAny(w, "0123456789_") {
-				continue
-			}
-			seen[w] = true
-			df[w]++
-		}
-	}
-	words := make([]string, 0, len(df))
-	for w, n := range df {
-		if common || n == 2 {
-			words = append(words, w)
-		}
-	}
-	sort.Slice(words, func(i, j int) bool {
-		if df[words[i]] != df[words[j]] {
-			return df[words[i]] > df[words[j]]
-		}
-		return words[i] < words[j]
-	})
-	if !common {
-		r := rand.New(rand.NewPCG(3, 3))
-		r.Shuffle(len(words), func(i, j int) { words[i], words[j] = words[j], words[i] })
-	}
-	return words[:min(count, len(words))]
-}
-
-// textQueries makes 2- and 3-term queries from words.
-func textQueries(words []string, n int) []string {
-	var out []string
-	for i := 0; len(out) < n; i++ {
-		k := 2 + i%2
-		var terms []string
-		for j := range k {
-			terms = append(terms, words[(i*3+j)%len(words)])
-		}
-		out = append(out, strings.Join(terms, " "))
-	}
-	return out
-}
-
 func BenchmarkSearchText(b *testing.B) {
 	for _, kind := range []string{"uncommon", "common"} {
 		b.Run(kind+"/100k", func(b *testing.B) {
 			f := fixture(b, 100_000)
 			ctx := context.Background()
-			words := queryWords(f.texts, kind == "common", 40)
+			words := benchtext.QueryWords(f.texts, kind == "common", 40)
 			if kind == "common" {
 				words = words[:12]
 			}
-			queries := textQueries(words, 50)
+			queries := benchtext.TextQueries(words, 50)
 			q := imprint.TextQuery{Scope: benchScope, Kind: imprint.KindMessage, Limit: 10}
 			durs := make([]time.Duration, 0, 1024)
 			hits := 0
@@ -325,7 +193,7 @@ func BenchmarkInsert(b *testing.B) {
 				for i := range msgs {
 					seq++
 					msgs[i] = imprint.Message{ID: fmt.Sprintf("ins-%v-%d", withVec, seq), Role: imprint.RoleUser,
-						Content: benchText(f.texts, seq*13)}
+						Content: benchtext.Row(f.texts, seq*13)}
 					if withVec {
 						msgs[i].Vec, msgs[i].Embedder = randomUnit(r), benchEmbedder
 					}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"github.com/imprint-dev/imprint/internal/benchtext"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -27,14 +28,14 @@ func TestSearchTextPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	texts := realTexts(t)
+	texts := benchtext.RealTexts(t)
 	const rows, batch = 12_000, 1000
 	other := imprint.Scope{Tenant: "bench", User: "other", Agent: "bench"}
 	df := map[string]int{}
 	for lo := 0; lo < rows; lo += batch {
 		msgs := make([]imprint.Message, 0, batch)
 		for i := lo; i < lo+batch; i++ {
-			text := benchText(texts, i)
+			text := benchtext.Row(texts, i)
 			msgs = append(msgs, imprint.Message{ID: fmt.Sprintf("m%d", i), Role: imprint.RoleUser, Content: text})
 			seen := map[string]bool{}
 			for _, tok := range keyword.Tokenize(strings.ToLower(text)) {

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/imprint-dev/imprint/internal/benchtext"
 	"strings"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestHyphenJoinsOnRealText(t *testing.T) {
 		return strings.Join(out, " ")
 	}
 	n := 0
-	for _, s := range realTexts(t) {
+	for _, s := range benchtext.RealTexts(t) {
 		if got, want := hyphenJoins(s), plain(s); got != want {
 			t.Errorf("hyphenJoins(%q) = %q, want %q", s, got, want)
 		}

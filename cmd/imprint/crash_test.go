@@ -33,7 +33,7 @@ import (
 
 // buildImprint compiles the imprint binary into a temp dir and returns its
 // path.
-func buildImprint(t *testing.T) string {
+func buildImprint(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "imprint")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
@@ -180,7 +180,7 @@ type llmCall struct {
 
 var windowIDRe = regexp.MustCompile(`(?m)^\[([^\]]+)\] \[(user|assistant)\] \[`)
 
-func newCrashLLM(t *testing.T, extractDelay, captureDelay time.Duration) *crashLLM {
+func newCrashLLM(t testing.TB, extractDelay, captureDelay time.Duration) *crashLLM {
 	f := &crashLLM{srv: llmtest.NewServer(t), delay: map[string]time.Duration{
 		"extract.l1.v1": extractDelay, "extract.dedup.v1": extractDelay / 4,
 		"capture.alpha.v1": captureDelay, "capture.batch.v1": captureDelay,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/imprint-dev/imprint/internal/pgtest"
 	"os"
 	"strings"
 	"testing"
@@ -39,51 +40,70 @@ func BenchmarkImportTestdata(b *testing.B) {
 		{"record-only", []string{"--no-capture", "--no-extract"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			ctx := context.Background()
-			var spent time.Duration
-			var msgs, eps, traces, mems int
-			var sum importSummary
-			for b.Loop() {
-				b.StopTimer()
-				dir, err := os.MkdirTemp(b.TempDir(), "data-")
-				if err != nil {
-					b.Fatal(err)
-				}
-				args := append([]string{"import", "--json", "--data-dir", dir}, c.flags...)
-				args = append(args, src)
-				var stdout, stderr bytes.Buffer
-				b.StartTimer()
-
-				start := time.Now()
-				code := runEnv(ctx, args, benchNoEnv, strings.NewReader(""), &stdout, &stderr)
-				spent += time.Since(start)
-
-				b.StopTimer()
-				if code != 0 {
-					b.Fatalf("import exit %d: %s", code, stderr.String())
-				}
-				sum = importSummary{}
-				if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
-					b.Fatalf("summary %q: %v", stdout.String(), err)
-				}
-				if sum.MessagesRecorded == 0 {
-					b.Fatalf("nothing recorded: %s", stdout.String())
-				}
-				msgs += sum.MessagesRecorded
-				eps += sum.Episodes
-				traces += sum.Traces
-				mems += sum.Memories.Store + sum.Memories.Update + sum.Memories.Merge
-				os.RemoveAll(dir)
-				b.StartTimer()
-			}
-			s := spent.Seconds()
-			b.ReportMetric(float64(msgs)/s, "messages/s")
-			b.ReportMetric(float64(eps)/s, "episodes/s")
-			b.ReportMetric(float64(traces)/s, "traces/s")
-			b.ReportMetric(float64(mems)/s, "memories/s")
-			b.Logf("per import: %d files, %d transcripts, %d messages, %d episodes, %d traces, %d memories, %d warnings",
-				sum.Files, sum.Transcripts, sum.MessagesRecorded, sum.Episodes, sum.Traces,
-				sum.Memories.Store+sum.Memories.Update+sum.Memories.Merge, len(sum.Warnings))
+			benchImport(b, c.flags, src, nil)
+		})
+		// The same import into PostgreSQL (a fresh schema each time),
+		// when a test database is there (scripts/postgres.sh).
+		if os.Getenv(pgtest.EnvURL) == "" {
+			continue
+		}
+		b.Run("postgres/"+c.name, func(b *testing.B) {
+			benchImport(b, c.flags, src, func() string { return pgtest.Schema(b) })
 		})
 	}
+}
+
+// benchImport times imprint import of src with flags into a fresh data
+// dir each time, and with store() as IMPRINT_STORE when it is not nil.
+func benchImport(b *testing.B, flags []string, src string, store func() string) {
+	ctx := context.Background()
+	var spent time.Duration
+	var msgs, eps, traces, mems int
+	var sum importSummary
+	for b.Loop() {
+		b.StopTimer()
+		dir, err := os.MkdirTemp(b.TempDir(), "data-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		args := append([]string{"import", "--json", "--data-dir", dir}, flags...)
+		args = append(args, src)
+		env := benchNoEnv
+		if store != nil {
+			u := store()
+			env = func(k string) (string, bool) { return u, k == "IMPRINT_STORE" }
+		}
+		var stdout, stderr bytes.Buffer
+		b.StartTimer()
+
+		start := time.Now()
+		code := runEnv(ctx, args, env, strings.NewReader(""), &stdout, &stderr)
+		spent += time.Since(start)
+
+		b.StopTimer()
+		if code != 0 {
+			b.Fatalf("import exit %d: %s", code, stderr.String())
+		}
+		sum = importSummary{}
+		if err := json.Unmarshal(stdout.Bytes(), &sum); err != nil {
+			b.Fatalf("summary %q: %v", stdout.String(), err)
+		}
+		if sum.MessagesRecorded == 0 {
+			b.Fatalf("nothing recorded: %s", stdout.String())
+		}
+		msgs += sum.MessagesRecorded
+		eps += sum.Episodes
+		traces += sum.Traces
+		mems += sum.Memories.Store + sum.Memories.Update + sum.Memories.Merge
+		os.RemoveAll(dir)
+		b.StartTimer()
+	}
+	s := spent.Seconds()
+	b.ReportMetric(float64(msgs)/s, "messages/s")
+	b.ReportMetric(float64(eps)/s, "episodes/s")
+	b.ReportMetric(float64(traces)/s, "traces/s")
+	b.ReportMetric(float64(mems)/s, "memories/s")
+	b.Logf("per import: %d files, %d transcripts, %d messages, %d episodes, %d traces, %d memories, %d warnings",
+		sum.Files, sum.Transcripts, sum.MessagesRecorded, sum.Episodes, sum.Traces,
+		sum.Memories.Store+sum.Memories.Update+sum.Memories.Merge, len(sum.Warnings))
 }

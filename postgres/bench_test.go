@@ -1,0 +1,155 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/benchtext"
+	"github.com/imprint-dev/imprint/internal/pgtest"
+	"github.com/imprint-dev/imprint/sqlite"
+)
+
+// The store benchmarks run the PostgreSQL store and, as the baseline in
+// the same process and sitting, the SQLite store on the same rows: 100k
+// memories of the shared test data's real texts.
+
+var benchScope = imprint.Scope{Tenant: "bench", User: "bench", Agent: "bench"}
+
+const benchRows = 100_000
+
+type benchStore struct {
+	st    imprint.Store
+	texts []string
+	err   error
+}
+
+var (
+	benchMu     sync.Mutex
+	benchStores = map[string]*benchStore{}
+)
+
+// benchFixture returns the store of kind (sqlite or postgres) holding
+// benchRows memories, built once per process with 8 writers; it lasts as
+// long as the top benchmark owner (its sub-benchmarks share it).
+func benchFixture(b, owner *testing.B, kind string) *benchStore {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if f, ok := benchStores[kind]; ok {
+		if f.err != nil {
+			b.Fatal(f.err)
+		}
+		return f
+	}
+	f := &benchStore{texts: benchtext.RealTexts(b)}
+	benchStores[kind] = f
+	ctx := context.Background()
+	switch kind {
+	case "sqlite":
+		db, err := sqlite.Open(ctx, filepath.Join(owner.TempDir(), "bench.db"))
+		f.st, f.err = db, err
+	default:
+		db, err := Open(ctx, pgtest.Schema(owner))
+		f.st, f.err = db, err
+	}
+	if f.err != nil {
+		b.Fatal(f.err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < benchRows; i += 8 {
+				m := imprint.Memory{ID: fmt.Sprintf("m%06d", i), Scope: benchScope, SessionID: fmt.Sprintf("s%03d", i/1000),
+					Content: benchtext.Row(f.texts, i), Type: imprint.MemoryEpisodic, Priority: 60}
+				if err := f.st.PutMemory(ctx, m, nil); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		f.err = err
+		b.Fatal(err)
+	}
+	b.Logf("%s fixture: %d memories in %v", kind, benchRows, time.Since(start).Round(time.Millisecond))
+	return f
+}
+
+func benchKinds(b *testing.B) []string {
+	if os.Getenv(pgtest.EnvURL) == "" {
+		return []string{"sqlite"}
+	}
+	return []string{"sqlite", "postgres"}
+}
+
+// BenchmarkStores/KIND/keyword-{uncommon,common}/100k: keyword search of
+// memories at 100k with 2-3-term queries of rare words (in 2 source texts)
+// or of the most frequent ones, p50 and p95. insert/100k: one memory per
+// transaction into the 100k store (row, keyword index), inserts/s.
+func BenchmarkStores(b *testing.B) {
+	owner := b
+	for _, kind := range benchKinds(b) {
+		for _, words := range []string{"uncommon", "common"} {
+			b.Run(kind+"/keyword-"+words+"/100k", func(b *testing.B) {
+				f := benchFixture(b, owner, kind)
+				ctx := context.Background()
+				ws := benchtext.QueryWords(f.texts, words == "common", 40)
+				if words == "common" {
+					ws = ws[:12]
+				}
+				queries := benchtext.TextQueries(ws, 50)
+				q := imprint.TextQuery{Scope: benchScope, Kind: imprint.KindMemory, Limit: 10}
+				durs := make([]time.Duration, 0, 1024)
+				hits := 0
+				for i := 0; b.Loop(); i++ {
+					q.Text = queries[i%len(queries)]
+					start := time.Now()
+					res, err := f.st.SearchText(ctx, q)
+					durs = append(durs, time.Since(start))
+					if err != nil {
+						b.Fatal(err)
+					}
+					hits += len(res)
+				}
+				slices.Sort(durs)
+				pct := func(p float64) float64 {
+					return float64(durs[int(math.Ceil(p*float64(len(durs))))-1].Microseconds()) / 1000
+				}
+				b.ReportMetric(pct(0.50), "p50-ms")
+				b.ReportMetric(pct(0.95), "p95-ms")
+				b.ReportMetric(float64(hits)/float64(len(durs)), "hits/op")
+			})
+		}
+		b.Run(kind+"/insert/100k", func(b *testing.B) {
+			f := benchFixture(b, owner, kind)
+			ctx := context.Background()
+			n := 0
+			var spent time.Duration
+			for b.Loop() {
+				m := imprint.Memory{ID: fmt.Sprintf("ins-%d", n), Scope: benchScope, SessionID: "ins",
+					Content: benchtext.Row(f.texts, n*13+7), Type: imprint.MemoryEpisodic, Priority: 60}
+				start := time.Now()
+				if err := f.st.PutMemory(ctx, m, nil); err != nil {
+					b.Fatal(err)
+				}
+				spent += time.Since(start)
+				n++
+			}
+			b.ReportMetric(float64(n)/spent.Seconds(), "inserts/s")
+		})
+	}
+}

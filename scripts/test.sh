@@ -51,7 +51,7 @@ fi
 echo "== go vet ./..."
 go vet ./...
 
-flags=(-count=1 -timeout 5m)
+flags=(-count=1 -timeout 15m)
 if [ "${RACE:-}" = 1 ]; then flags+=(-race); fi
 if [ "${SHORT:-}" = 1 ]; then flags+=(-short); fi
 if [ -n "$pglite_pid" ]; then

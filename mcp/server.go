@@ -171,8 +171,8 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return nil
 }
 
-// Connect starts a session on t and returns it without waiting (tests and
-// the benchmark use it with in-memory transports).
+// Connect starts a session on t and returns it without waiting (the tests
+// use it with in-memory transports).
 func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
 	return s.sdk.Connect(ctx, t, nil)
 }

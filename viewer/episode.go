@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,7 +15,12 @@ const (
 	badgeOpen      = "open"
 	badgeCapturing = "capturing"
 	badgeCaptured  = "captured"
+	badgeFailed    = "failed"
 )
+
+// maxCaptureJobs bounds the capture jobs read to tell a closed episode
+// still being captured from one whose capture gave up or found no step.
+const maxCaptureJobs = 1000
 
 type episodeCard struct {
 	imprint.Episode
@@ -22,28 +28,68 @@ type episodeCard struct {
 	Turns int
 }
 
-// badge is the capture state of an episode as stored: open while turns
-// arrive, capturing once closed until its traces are saved.
-func badge(e imprint.Episode) string {
+// captureJobs are the scope's capture jobs by state: the episodes whose
+// capture is pending (to run, running, to retry) and those whose capture
+// gave up.
+type captureJobs struct{ pending, failed map[string]bool }
+
+func (h *Handler) captureJobs(ctx context.Context, scope imprint.Scope) (captureJobs, error) {
+	cj := captureJobs{pending: map[string]bool{}, failed: map[string]bool{}}
+	for _, st := range []imprint.JobState{imprint.JobAvailable, imprint.JobRunning, imprint.JobRetryable, imprint.JobFailed} {
+		jobs, err := h.d.Store.ListJobs(ctx, &scope, st, maxCaptureJobs)
+		if err != nil {
+			return cj, fmt.Errorf("capture jobs: %w", err)
+		}
+		for _, j := range jobs {
+			if j.Kind != imprint.JobCapture || j.EpisodeID == "" {
+				continue
+			}
+			if st == imprint.JobFailed {
+				cj.failed[j.EpisodeID] = true
+			} else {
+				cj.pending[j.EpisodeID] = true
+			}
+		}
+	}
+	return cj, nil
+}
+
+// badge is the capture state of an episode: open while turns arrive,
+// capturing once closed while its capture job is pending, captured once
+// its traces are saved (or its capture found no step), failed when its
+// capture gave up.
+func (cj captureJobs) badge(e imprint.Episode) string {
 	switch {
 	case e.Status == imprint.EpisodeOpen:
 		return badgeOpen
 	case len(e.TraceIDs) > 0:
 		return badgeCaptured
+	case cj.pending[e.ID]:
+		return badgeCapturing
+	case cj.failed[e.ID]:
+		return badgeFailed
 	}
-	return badgeCapturing
+	return badgeCaptured
 }
 
-func cards(eps []imprint.Episode) []episodeCard {
+// cards are the episodes as cards with their capture badges.
+func (h *Handler) cards(ctx context.Context, scope imprint.Scope, eps []imprint.Episode) ([]episodeCard, error) {
 	out := make([]episodeCard, 0, len(eps))
+	if len(eps) == 0 {
+		return out, nil
+	}
+	cj, err := h.captureJobs(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range eps {
 		n := e.TurnCount
 		if n == 0 {
 			n = len(e.Turns)
 		}
-		out = append(out, episodeCard{Episode: e, Badge: badge(e), Turns: n})
+		out = append(out, episodeCard{Episode: e, Badge: cj.badge(e), Turns: n})
 	}
-	return out
+	return out, nil
 }
 
 type episodesData struct {
@@ -63,7 +109,9 @@ func (h *Handler) episodes(w http.ResponseWriter, r *http.Request, v *view) erro
 		if err != nil {
 			return fmt.Errorf("list episodes: %w", err)
 		}
-		d.Episodes = cards(eps)
+		if d.Episodes, err = h.cards(r.Context(), v.Scope, eps); err != nil {
+			return err
+		}
 		if len(eps) >= limit && limit < maxPageSize {
 			d.More = v.Link("/episodes", "session", d.Session, "limit", fmt.Sprint(min(2*limit, maxPageSize)))
 		}
@@ -92,7 +140,11 @@ func (h *Handler) episode(w http.ResponseWriter, r *http.Request, v *view) error
 	if err != nil {
 		return fmt.Errorf("episode %s traces: %w", id, err)
 	}
-	d := episodeData{Card: cards([]imprint.Episode{ep})[0], Traces: trs}
+	cs, err := h.cards(r.Context(), v.Scope, []imprint.Episode{ep})
+	if err != nil {
+		return err
+	}
+	d := episodeData{Card: cs[0], Traces: trs}
 	v.Title, v.Nav, v.Data = "Episode "+id, "episodes", d
 	return h.render(w, "episode", v)
 }

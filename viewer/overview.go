@@ -52,7 +52,9 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, v *view) erro
 		if err != nil {
 			return fmt.Errorf("overview episodes: %w", err)
 		}
-		d.Episodes = cards(eps)
+		if d.Episodes, err = h.cards(ctx, v.Scope, eps); err != nil {
+			return err
+		}
 	} else {
 		n, err := st.CountMemories(ctx, v.Scope)
 		if err != nil {

@@ -66,7 +66,9 @@ func (h *Handler) live(w http.ResponseWriter, r *http.Request, v *view) error {
 		if err != nil {
 			return fmt.Errorf("live episodes: %w", err)
 		}
-		d.Episodes = cards(eps)
+		if d.Episodes, err = h.cards(r.Context(), v.Scope, eps); err != nil {
+			return err
+		}
 	}
 	v.Title, v.Nav, v.Data = "Live", "live", d
 	return h.render(w, "live", v)

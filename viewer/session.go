@@ -89,7 +89,9 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, v *view) error
 		if err != nil {
 			return fmt.Errorf("session %s episodes: %w", id, err)
 		}
-		d.Episodes = cards(eps)
+		if d.Episodes, err = h.cards(ctx, v.Scope, eps); err != nil {
+			return err
+		}
 	}
 	v.Title, v.Nav, v.Data = "Session "+id, "sessions", d
 	return h.render(w, "session", v)

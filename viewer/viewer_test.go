@@ -93,3 +93,45 @@ func TestOverviewLLMCharts(t *testing.T) {
 		t.Errorf("the overview shows another scope's LLM calls")
 	}
 }
+
+// An episode's badge says where its capture is: capturing while its job
+// is pending, failed when the job gave up, captured once saved (also when
+// it had no step to save).
+func TestEpisodeBadges(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, httpapi.Config{})
+	ctx := context.Background()
+	for _, id := range []string{"ep-wait", "ep-empty", "ep-fail"} {
+		ep := imprint.Episode{ID: id, SessionID: "s-b", Scope: scopeA, Status: imprint.EpisodeFinalized, ClosedBy: imprint.ClosedFinalized,
+			Turns: []imprint.Turn{{Role: imprint.RoleUser, Content: "hello"}}}
+		if err := e.db.SaveEpisode(ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"ep-fail", "ep-wait"} {
+		if _, _, err := e.db.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobCapture, Scope: scopeA, SessionID: "s-b", EpisodeID: id, MaxAttempts: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if id == "ep-fail" {
+			jobs, err := e.db.ClaimJobs(ctx, time.Now().Add(time.Minute), 1)
+			if err != nil || len(jobs) != 1 {
+				t.Fatalf("claim: %v %v", jobs, err)
+			}
+			if err := e.db.FailJob(ctx, jobs[0].ID, "llm down", time.Now(), true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := e.get("/episodes" + q(scopeA))
+	for id, want := range map[string]string{"ep-wait": "capturing", "ep-empty": "captured", "ep-fail": "failed"} {
+		card := `data-episode="` + id + `">`
+		i := strings.Index(p.body, card)
+		if i < 0 {
+			t.Errorf("no card for %s", id)
+			continue
+		}
+		if rest := p.body[i:]; !strings.Contains(rest[:min(len(rest), 400)], `class="badge `+want+`"`) {
+			t.Errorf("%s's badge: want %s in\n%s", id, want, rest[:min(len(rest), 400)])
+		}
+	}
+}

@@ -97,7 +97,7 @@ func (h *ClaudeCodeHook) Run(ctx context.Context, event string, payload io.Reade
 			return "", nil
 		}
 		text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, Text: p.Prompt, SessionID: p.SessionID,
-			Workspace: strings.TrimSpace(p.Cwd), BudgetTokens: h.RecallBudget})
+			Workspace: h.workspace(p, hookState{}), BudgetTokens: h.RecallBudget})
 		if err != nil {
 			return "", fmt.Errorf("recall: %w", err)
 		}
@@ -130,6 +130,9 @@ type hookState struct {
 	Episodes map[string]int `json:"episodes"`
 	// Started is set once SessionStart injected the standing context.
 	Started bool `json:"started,omitempty"`
+	// Workspace is the one the session's records were posted with, which
+	// its recalls use (the payload's cwd may be a subfolder by then).
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // sync posts the transcript's messages and episodes that were not
@@ -168,6 +171,12 @@ func (h *ClaudeCodeHook) sync(ctx context.Context, p hookPayload, final bool) (s
 	tr.SetWorkspace(ws)
 	statePath := h.statePath(sid)
 	st := loadHookState(statePath)
+	if st.Workspace != ws {
+		st.Workspace = ws
+		if err := saveHookState(statePath, st); err != nil {
+			return sid, err
+		}
+	}
 
 	var msgs []imprint.Message
 	for _, m := range tr.Messages {
@@ -211,6 +220,19 @@ func (h *ClaudeCodeHook) sync(ctx context.Context, p hookPayload, final bool) (s
 	return sid, nil
 }
 
+// workspace is the workspace a hook of the session recalls in: the one
+// its records were posted with (st, else the session's state file), else
+// the payload's cwd.
+func (h *ClaudeCodeHook) workspace(p hookPayload, st hookState) string {
+	if st.Workspace == "" && p.SessionID != "" {
+		st = loadHookState(h.statePath(p.SessionID))
+	}
+	if st.Workspace != "" {
+		return st.Workspace
+	}
+	return strings.TrimSpace(p.Cwd)
+}
+
 func hasRole(turns []imprint.Turn, r imprint.Role) bool {
 	for _, t := range turns {
 		if t.Role == r {
@@ -252,7 +274,7 @@ func loadHookState(path string) hookState {
 	if s.Episodes != nil {
 		st.Episodes = s.Episodes
 	}
-	st.Started = s.Started
+	st.Started, st.Workspace = s.Started, s.Workspace
 	return st
 }
 

@@ -35,7 +35,7 @@ func (h *ClaudeCodeHook) sessionStart(ctx context.Context, p hookPayload) (strin
 		}
 	}
 	text, err := h.API.Recall(ctx, imprint.RecallQuery{Scope: h.Scope, SessionID: p.SessionID,
-		Workspace: strings.TrimSpace(p.Cwd), BudgetTokens: h.RecallBudget, Persona: true})
+		Workspace: h.workspace(p, st), BudgetTokens: h.RecallBudget, Persona: true})
 	if err != nil {
 		return "", fmt.Errorf("recall standing context: %w", err)
 	}

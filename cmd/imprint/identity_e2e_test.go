@@ -285,3 +285,38 @@ func TestWorkspaceFlagsNarrow(t *testing.T) {
 		t.Errorf("a bad --workspace: exit %d, want 2", r.code)
 	}
 }
+
+// TestPromptHookRecallsInTheSessionsWorkspace: once the Stop hook posted a
+// session's records in its project (the transcript's cwd), the prompt hook
+// of that session recalls that project's rules and the global ones, even
+// from a subfolder, never another project's.
+func TestPromptHookRecallsInTheSessionsWorkspace(t *testing.T) {
+	t.Parallel()
+	s := startInProc(t, t.TempDir(), map[string]string{"IMPRINT_EXTRACTION_IDLE": "1h"})
+	env := map[string]string{"IMPRINT_SERVER": s.URL, "IMPRINT_DATA_DIR": t.TempDir()}
+	for _, r := range []struct{ session, ws, rule string }{
+		{"tmp-rules", "/tmp", "From now on, always use pnpm in this repo."},
+		{"site-rules", "/src/site", "From now on, always use yarn in this repo."},
+		{"home-rules", "", "From now on, always answer in British English."},
+	} {
+		doc := `{"session_id":"` + r.session + `","workspace":"` + r.ws + `","messages":[{"role":"user","content":"` + r.rule + `"}]}`
+		for _, args := range [][]string{{"record", "--agent", "claude-code", writeTemp(t, r.session+".json", doc)}, {"extract", "--agent", "claude-code", "--session", r.session}} {
+			if res := runBin(t, env, "", args...); res.code != 0 {
+				t.Fatalf("imprint %v: exit %d: %s", args, res.code, res.stderr)
+			}
+		}
+	}
+	transcript := writeTemp(t, "test_session.jsonl", strings.Join(transcriptLines(t, "representative_messages.jsonl"), "\n")+"\n")
+	if r := runBin(t, env, hookPayloadJSON(t, "Stop", "test_session", transcript, ""), "hook", "claude-code", "Stop"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("Stop hook: exit %d: %s", r.code, r.stderr)
+	}
+	s.drain(t)
+	payload := `{"session_id":"test_session","transcript_path":"` + transcript + `","cwd":"/tmp/sub","hook_event_name":"UserPromptSubmit","prompt":"which package manager do we use?"}`
+	r := runBin(t, env, payload, "hook", "claude-code", "UserPromptSubmit")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("UserPromptSubmit hook: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "pnpm") || !strings.Contains(r.stdout, "British English") || strings.Contains(r.stdout, "yarn") {
+		t.Errorf("prompt hook in /tmp/sub wants the /tmp and global rules, not /src/site's:\n%s", r.stdout)
+	}
+}

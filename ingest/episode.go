@@ -22,15 +22,11 @@ func ReadEpisodeFiles(stdin io.Reader, names []string, warn func(wire.Warning)) 
 	}
 	var all []imprint.Episode
 	for _, name := range names {
-		var r io.Reader = stdin
-		if name != "-" {
-			f, err := wire.OpenFile(name, "to import a folder of transcripts, run `imprint import "+name+"`")
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			r = f
+		r, err := openInput(stdin, name, "to import a folder of transcripts, run `imprint import "+name+"`")
+		if err != nil {
+			return nil, err
 		}
+		defer r.Close()
 		eps, ws, err := wire.ReadEpisodes(r, name)
 		if err != nil {
 			return nil, transcriptHint(name, "episodes", err)
@@ -44,6 +40,19 @@ func ReadEpisodeFiles(stdin io.Reader, names []string, warn func(wire.Warning)) 
 		all = append(all, eps...)
 	}
 	return all, nil
+}
+
+// openInput opens the input file name, or stdin for "-" (closing it then
+// does nothing); dirHint says what to run when name is a folder.
+func openInput(stdin io.Reader, name, dirHint string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(stdin), nil
+	}
+	f, err := wire.OpenFile(name, dirHint)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // transcriptHint returns err, or when the file name is an agent's
@@ -99,15 +108,11 @@ func ReadMessageFiles(stdin io.Reader, names []string, session string, scope imp
 	}
 	var out []MessageBatch
 	for _, name := range names {
-		var r io.Reader = stdin
-		if name != "-" {
-			f, err := wire.OpenFile(name, "give a messages file (or, for a folder of transcripts, run `imprint import "+name+"`)")
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			r = f
+		r, err := openInput(stdin, name, "give a messages file (or, for a folder of transcripts, run `imprint import "+name+"`)")
+		if err != nil {
+			return nil, err
 		}
+		defer r.Close()
 		doc, err := wire.ReadMessageDoc(r, name, session)
 		if err != nil {
 			return nil, transcriptHint(name, "messages", err)

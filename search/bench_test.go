@@ -418,4 +418,18 @@ func BenchmarkRecall(b *testing.B) {
 			})
 		})
 	}
+	// The same recall in a workspace: the fixture's records have none, so
+	// all of them are candidates (the workspace-less ones); what is
+	// measured is the workspace filter and the workspace's own ranking
+	// fused in, against the plain recall above.
+	b.Run("uncommon/100k/workspace", func(b *testing.B) {
+		f := benchMessages(b, 100_000)
+		words, _ := benchQueryWords(f.texts, false, 40)
+		r := Recaller{Searcher: Searcher{Store: f.db, Embedder: f.emb}, Memories: f.db, Traces: f.db}
+		ctx := context.Background()
+		benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
+			res, err := r.Recall(ctx, imprint.RecallQuery{Scope: benchScope, Text: q, Workspace: "/src/app"})
+			return len(res.Hits), err
+		})
+	})
 }

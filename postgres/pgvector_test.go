@@ -28,8 +28,9 @@ func TestVectorTierWithoutPgvector(t *testing.T) {
 	}
 }
 
-// pgliteMu keeps the PGlite tests' stores one at a time (see
-// TestConformancePGlite).
+// pgliteMu keeps the PGlite tests' stores one at a time: PGlite has one
+// backend, which every connection shares, settings (the search path)
+// included, so a store holds it from Open to Close.
 var pgliteMu sync.Mutex
 
 // openPGlite opens a store on a fresh schema of PGlite, skipping without

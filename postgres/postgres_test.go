@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,22 +37,10 @@ func TestConformance(t *testing.T) {
 // stores of the suite are open one at a time (each holds the lock from
 // Open to Close), each on its one connection.
 func TestConformancePGlite(t *testing.T) {
-	base := os.Getenv("IMPRINT_TEST_PGLITE")
-	if base == "" {
+	if os.Getenv("IMPRINT_TEST_PGLITE") == "" {
 		t.Skip("IMPRINT_TEST_PGLITE is not set (scripts/pglite.sh start prints a URL)")
 	}
-	var one sync.Mutex
-	storetest.Run[pgx.Tx](t, func(t *testing.T) imprint.Store {
-		one.Lock()
-		db, err := Open(context.Background(), pgtest.SchemaAt(t, base))
-		if err != nil {
-			one.Unlock()
-			t.Fatal(err)
-		}
-		db.onClose = one.Unlock
-		t.Cleanup(func() { _ = db.Close() })
-		return db
-	})
+	storetest.Run[pgx.Tx](t, func(t *testing.T) imprint.Store { return openPGlite(t) })
 }
 
 // TestNodeLeases checks the leases River's engine reads to tell a stopped

@@ -79,7 +79,7 @@ for g in "${groups[@]}"; do
 			trap './scripts/postgres.sh stop' EXIT
 		fi
 		bench ./postgres/ BenchmarkStores 3s
-		bench ./cmd/imprint/ 'BenchmarkImportTestdata/(postgres/)?(full|record-only)$' 3x
+		bench ./cmd/imprint/ 'BenchmarkImportTestdata/(postgres-)?(full|record-only)$' 3x
 		bench ./cmd/imprint/ BenchmarkNodesLLMBound 1x ;;
 	recall) # issue 10: recall@1/5/10 of the LoCoMo evidence turns for search and recall, beside BM25
 		echo

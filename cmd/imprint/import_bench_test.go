@@ -47,7 +47,7 @@ func BenchmarkImportTestdata(b *testing.B) {
 		if os.Getenv(pgtest.EnvURL) == "" {
 			continue
 		}
-		b.Run("postgres/"+c.name, func(b *testing.B) {
+		b.Run("postgres-"+c.name, func(b *testing.B) {
 			benchImport(b, c.flags, src, func() string { return pgtest.Schema(b) })
 		})
 	}
@@ -71,7 +71,12 @@ func benchImport(b *testing.B, flags []string, src string, store func() string) 
 		env := benchNoEnv
 		if store != nil {
 			u := store()
-			env = func(k string) (string, bool) { return u, k == "IMPRINT_STORE" }
+			env = func(k string) (string, bool) {
+				if k == "IMPRINT_STORE" {
+					return u, true
+				}
+				return "", false
+			}
 		}
 		var stdout, stderr bytes.Buffer
 		b.StartTimer()

@@ -102,9 +102,10 @@ func TestManageMemoriesEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &pr); err != nil || len(pr.MemoryIDs) == 0 || len(pr.MessageIDs) == 0 {
 		t.Fatalf("purge --json = %q (%v), want the purged ids", r.stdout, err)
 	}
-	if !strings.Contains(srv.stderr.String(), "memory purged") {
-		t.Errorf("the purge did not go through the running service; its log:\n%s", srv.stderr.String())
-	}
+	// The service logs the purge after it answered: wait for the line.
+	waitFor(t, "the running service logs the purge", func() bool {
+		return strings.Contains(srv.stderr.String(), "memory purged")
+	})
 	for _, sub := range []string{"records", "conversations"} {
 		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.jsonl"))
 		for _, f := range files {

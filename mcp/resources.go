@@ -23,6 +23,10 @@ const (
 	traceURIPrefix    = "imprint://trace/"
 )
 
+// NoInstructions is the text of imprint://instructions when the scope has
+// no standing instructions.
+const NoInstructions = "No standing instructions."
+
 // MemoryURI is the resource URI of the memory id.
 func MemoryURI(id string) string { return memoryURIPrefix + url.PathEscape(id) }
 
@@ -105,7 +109,13 @@ func (s *Server) readInstructions(ctx context.Context, req *sdk.ReadResourceRequ
 	if err != nil {
 		return nil, s.resourceError(InstructionsURI, err)
 	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: InstructionsURI, MIMEType: "text/plain", Text: res.Context}}}, nil
+	// The SDK omits an empty text, and a contents block without text is
+	// neither text nor blob to a host (the TypeScript SDK rejects it).
+	text := res.Context
+	if strings.TrimSpace(text) == "" {
+		text = NoInstructions
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: InstructionsURI, MIMEType: "text/plain", Text: text}}}, nil
 }
 
 // memoryDetail is a memory with the versions it supersedes.

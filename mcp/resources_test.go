@@ -12,6 +12,26 @@ import (
 	"github.com/imprint-dev/imprint/mcp"
 )
 
+// TestInstructionsEmpty: with no standing instructions the resource still
+// carries a text (the SDK drops an empty one, and a contents block with
+// neither text nor blob breaks the TypeScript SDK's readResource).
+func TestInstructionsEmpty(t *testing.T) {
+	t.Parallel()
+	st := newStack(t)
+	cs := st.connect(t, nil)
+	r, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: mcp.InstructionsURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Contents) != 1 || r.Contents[0].Text == "" || r.Contents[0].Text != mcp.NoInstructions {
+		t.Fatalf("instructions without any: %+v, want the text %q", r.Contents, mcp.NoInstructions)
+	}
+	b, err := json.Marshal(r.Contents[0])
+	if err != nil || !strings.Contains(string(b), `"text":`) {
+		t.Fatalf("contents on the wire %s %v: want a text field", b, err)
+	}
+}
+
 func TestResources(t *testing.T) {
 	t.Parallel()
 	st := newStack(t)

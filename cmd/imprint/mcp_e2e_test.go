@@ -63,7 +63,8 @@ type mcpRun struct {
 		Extracted       bool `json:"extracted"`
 		MemoriesStored  int  `json:"memories_stored"`
 	}
-	BadArgument struct {
+	InstructionsText string `json:"instructions_text"`
+	BadArgument      struct {
 		IsError bool `json:"is_error"`
 		Text    string
 	} `json:"bad_argument"`
@@ -92,6 +93,9 @@ func checkMCPRun(t *testing.T, run mcpRun, user string, inProcess bool) {
 	want := []string{"end_session", "forget", "get_memory", "list_memories", "list_traces", "recall", "record_messages", "remember", "search"}
 	if run.Server.Name != "imprint" || !slices.Equal(run.Tools, want) {
 		t.Errorf("server %+v lists tools %v, want %v", run.Server, run.Tools, want)
+	}
+	if run.InstructionsText == "" {
+		t.Errorf("imprint://instructions before anything is remembered: no text")
 	}
 	m := run.Memory
 	if run.RememberAction != "store" || m.ID == "" || m.Type != "persona" || m.Extractor != "manual" || m.Scope.User != user {

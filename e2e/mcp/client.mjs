@@ -48,6 +48,11 @@ await client.connect(transport);
 const out = { server: client.getServerVersion(), mode };
 out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
 
+// Before anything is remembered: the standing instructions are none, and
+// the resource must still be a text the SDK accepts.
+const instructions = await client.readResource({ uri: "imprint://instructions" });
+out.instructions_text = instructions.contents[0].text;
+
 const fact = "Ana's favourite tea is jasmine green tea.";
 const remembered = await call(client, "remember", { text: fact, type: "persona" });
 out.remember_action = remembered.action;

@@ -10,11 +10,10 @@
 // reflection.go, reflection synthesis in synth.go, the α scorer in
 // alpha.go (its batched variant in batch.go, the choice between them in
 // score.go), the embedder in embed.go; runner.go prepares the episode
-// (imprint.PrepareEpisode) and saves the traces, subscriber.go captures
-// the episodes announced as closed.
+// (imprint.PrepareEpisode) and saves the traces.
 //
-// Run is the one entry point; Attach runs it for every episode announced
-// as closed. Only a store failure is an error: LLM and embedding failures
+// Run is the one entry point; the durable capture job (ingest) runs it for
+// every episode announced as closed. Only a store failure is an error: LLM and embedding failures
 // degrade to neutral scores or missing vectors and are reported as
 // warnings in the Result.
 package capture

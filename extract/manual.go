@@ -141,14 +141,25 @@ func (r *Runner) writeManual(ctx context.Context, b *applyBatch, s applyStep, re
 }
 
 // duplicateOf returns the live memory a skipped m repeats: the one with
-// its text, else the judge's first target or candidate.
+// its text that m's workspace sees (its own workspace first, else one
+// shared by every workspace), else the judge's first target or candidate.
+// A copy in another workspace is never named.
 func (r *Runner) duplicateOf(ctx context.Context, scope imprint.Scope, m imprint.Memory, d decision, out dedupOutcome) (imprint.Memory, error) {
 	same, err := r.d.Store.FindMemoryByHash(ctx, scope, m.ContentHash)
 	if err != nil {
 		return imprint.Memory{}, fmt.Errorf("find duplicate: %w", err)
 	}
-	if len(same) > 0 {
-		return same[0], nil
+	var shared *imprint.Memory
+	for i, c := range same {
+		if c.Workspace == m.Workspace {
+			return c, nil
+		}
+		if c.Workspace == "" && shared == nil {
+			shared = &same[i]
+		}
+	}
+	if shared != nil {
+		return *shared, nil
 	}
 	for _, id := range d.targets {
 		if c, ok := out.candidates[id]; ok {

@@ -28,3 +28,33 @@ func TestTypeOfAsksTheModel(t *testing.T) {
 		t.Errorf("TypeOf with a failing model = %s, want the heuristic instruction", got)
 	}
 }
+
+// TestRememberNamesTheDuplicateItsWorkspaceSees: a fact remembered again
+// in a workspace is reported as the copy that workspace sees (its own,
+// else the one shared by every workspace), never another workspace's.
+func TestRememberNamesTheDuplicateItsWorkspaceSees(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, DefaultConfig(), withoutLLM())
+	remember := func(ws string) (imprint.Memory, string) {
+		t.Helper()
+		m, action, err := e.runner.Remember(e.ctx, e.scope, imprint.Memory{Content: "Always use pnpm in this repo", Type: imprint.MemoryInstruction, Workspace: ws})
+		if err != nil {
+			t.Fatalf("remember in %q: %v", ws, err)
+		}
+		return m, action
+	}
+	a, _ := remember("/w/a")
+	remember("/w/b")
+	shared, action := remember("")
+	if action != imprint.RememberStored || shared.ID == a.ID {
+		t.Fatalf("remember without a workspace = %s %s, want a new memory shared by every workspace", action, shared.ID)
+	}
+	got, action := remember("/w/c")
+	if action != imprint.RememberDuplicate || got.ID != shared.ID {
+		t.Errorf("remember in /w/c = %s %s (workspace %q), want the duplicate %s shared by every workspace (not /w/a's %s)", action, got.ID, got.Workspace, shared.ID, a.ID)
+	}
+	again, action := remember("/w/a")
+	if action != imprint.RememberDuplicate || again.ID != a.ID {
+		t.Errorf("remember in /w/a again = %s %s, want /w/a's own %s", action, again.ID, a.ID)
+	}
+}

@@ -111,6 +111,8 @@ type ForgetFilter struct {
 	SessionID string
 	// Before selects the memories last updated before it.
 	Before time.Time
+	// DryRun counts the memories the filter selects and forgets none.
+	DryRun bool
 }
 
 // Memories is memory management by hand: what `imprint remember`,
@@ -151,8 +153,9 @@ type Memories interface {
 	// ErrNotFound when the id is not in scope.
 	Purge(ctx context.Context, scope Scope, id string, o PurgeOptions) (PurgeResult, error)
 	// ForgetMany retires every live memory of the scope that f selects,
-	// as Forget does, and returns how many it retired. ErrInvalid for an
-	// empty filter.
+	// as Forget does, and returns how many it retired (with f.DryRun, how
+	// many it would retire, changing nothing). ErrInvalid for an empty
+	// filter.
 	ForgetMany(ctx context.Context, scope Scope, f ForgetFilter) (int, error)
 }
 

@@ -239,6 +239,10 @@ func (m *Manager) ForgetMany(ctx context.Context, scope imprint.Scope, f imprint
 		if !f.Before.IsZero() && !mem.UpdatedAt.Before(f.Before) {
 			continue
 		}
+		if f.DryRun {
+			n++
+			continue
+		}
 		if _, err := m.forget(ctx, mem); err != nil {
 			return n, err
 		}

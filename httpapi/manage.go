@@ -151,8 +151,9 @@ type forgetBody struct {
 	Forgotten int `json:"forgotten"`
 }
 
-// postForget forgets in bulk: {"scope"?, "session_id"?, "before"?} (at
-// least one of the two) → 200 {"forgotten": n}.
+// postForget forgets in bulk: {"scope"?, "session_id"?, "before"?,
+// "dry_run"?} (at least one of session_id and before) → 200
+// {"forgotten": n}; with dry_run, n is what would be forgotten.
 func (s *Server) postForget(w http.ResponseWriter, r *http.Request) error {
 	_, fields, err := s.readObject(w, r, false)
 	if err != nil {
@@ -172,6 +173,11 @@ func (s *Server) postForget(w http.ResponseWriter, r *http.Request) error {
 			return imprint.Invalidf("before must be a time (RFC 3339 or epoch milliseconds)")
 		}
 		f.Before = t.Time
+	}
+	if present(fields, "dry_run") {
+		if err := json.Unmarshal(fields["dry_run"], &f.DryRun); err != nil {
+			return imprint.Invalidf("dry_run must be a boolean")
+		}
 	}
 	if s.d.Memories == nil {
 		return errNoMemories
@@ -270,6 +276,9 @@ func (m ClientMemories) ForgetMany(ctx context.Context, scope imprint.Scope, f i
 	}
 	if !f.Before.IsZero() {
 		body["before"] = imprint.At(f.Before)
+	}
+	if f.DryRun {
+		body["dry_run"] = true
 	}
 	var out forgetBody
 	err := m.C.do(ctx, http.MethodPost, "/v1/memories/forget", nil, body, &out)

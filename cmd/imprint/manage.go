@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -94,15 +95,7 @@ func newRememberCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.JSON {
-				return a.PrintJSON(res.Memory)
-			}
-			if res.Action == imprint.RememberDuplicate {
-				a.Printf("already remembered as %s (%s): %s\n", res.Memory.ID, res.Memory.Type, clitext.OneLine(res.Memory.Content, 100))
-				return nil
-			}
-			a.Printf("remembered %s (%s, %s)\n", res.Memory.ID, res.Memory.Type, res.Action)
-			return nil
+			return a.Print(res.Memory, func(w io.Writer) error { return clitext.Remembered(w, res) })
 		},
 	}
 	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction (default: inferred from the text)")
@@ -127,25 +120,7 @@ func newMemoriesShowCmd(a *App) *cobra.Command {
 			if err != nil {
 				return unknownID(err)
 			}
-			if a.JSON {
-				return a.PrintJSON(d)
-			}
-			a.Printf("%s  %s  v%d  p=%d  %s\n", d.ID, d.Type, d.Version, d.Priority, memoryState(d.Memory))
-			a.Printf("  %s\n", d.Content)
-			a.Printf("  extractor %s, session %s, created %s, updated %s\n", d.Extractor, orNone(d.SessionID), d.CreatedAt, d.UpdatedAt)
-			if len(d.History) > 0 {
-				a.Printf("history (%d):\n", len(d.History))
-				for _, h := range d.History {
-					a.Printf("  %s  v%d  %s  %s\n", h.ID, h.Version, h.UpdatedAt, clitext.OneLine(h.Content, 90))
-				}
-			}
-			if len(d.Sources) > 0 {
-				a.Printf("sources (%d):\n", len(d.Sources))
-				for _, m := range d.Sources {
-					a.Printf("  %s  %s  %s: %s\n", m.ID, m.Timestamp, m.Role, clitext.OneLine(m.Content, 90))
-				}
-			}
-			return nil
+			return a.Print(d, func(w io.Writer) error { return clitext.MemoryDetail(w, d) })
 		},
 	}
 	addServerFlags(cmd, &server, &token)
@@ -167,11 +142,7 @@ func newMemoriesEditCmd(a *App) *cobra.Command {
 			if err != nil {
 				return unknownID(err)
 			}
-			if a.JSON {
-				return a.PrintJSON(m)
-			}
-			a.Printf("edited %s: version %d is %s\n", args[0], m.Version, m.ID)
-			return nil
+			return a.Print(m, func(w io.Writer) error { return clitext.Edited(w, args[0], m) })
 		},
 	}
 	cmd.Flags().StringVar(&typ, "type", "", "change the type: persona, episodic or instruction")
@@ -202,21 +173,13 @@ func newMemoriesForgetCmd(a *App) *cobra.Command {
 				if err != nil {
 					return unknownID(err)
 				}
-				if a.JSON {
-					return a.PrintJSON(res)
-				}
-				a.Printf("purged %d versions and %d messages (%d shard lines)\n", len(res.MemoryIDs), len(res.MessageIDs), res.ShardLines)
-				return nil
+				return a.Print(res, func(w io.Writer) error { return clitext.Purged(w, res) })
 			}
 			m, err := api.Forget(cmd.Context(), a.Scope(), args[0])
 			if err != nil {
 				return unknownID(err)
 			}
-			if a.JSON {
-				return a.PrintJSON(m)
-			}
-			a.Printf("forgot %s\n", m.ID)
-			return nil
+			return a.Print(m, func(w io.Writer) error { return clitext.Forgot(w, m) })
 		},
 	}
 	cmd.Flags().BoolVar(&purge, "purge", false, "remove the memory and all its versions everywhere")
@@ -245,26 +208,19 @@ func newForgetCmd(a *App) *cobra.Command {
 			if f.SessionID == "" && f.Before.IsZero() {
 				return usageError{imprint.Invalidf("forget needs --session or --before")}
 			}
-			if !yes {
-				return usageError{imprint.Invalidf("forget in bulk needs --yes (it forgets every memory selected)")}
-			}
 			api, err := a.memoriesAPI(cmd, server, token)
 			if err != nil {
 				return err
 			}
+			f.DryRun = !yes
 			n, err := api.ForgetMany(cmd.Context(), a.Scope(), f)
 			if err != nil {
 				return err
 			}
-			if a.JSON {
-				return a.PrintJSON(map[string]int{"forgotten": n})
+			if !yes {
+				return usageError{imprint.Invalidf("would forget %s; add --yes", clitext.Count(n, "memory", "memories"))}
 			}
-			if n == 1 {
-				a.Printf("forgot 1 memory\n")
-			} else {
-				a.Printf("forgot %d memories\n", n)
-			}
-			return nil
+			return a.Print(map[string]int{"forgotten": n}, func(w io.Writer) error { return clitext.ForgotMany(w, n) })
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "forget the memories of this session")
@@ -293,23 +249,6 @@ func parseDay(s string) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, imprint.Invalidf("--before %q: want a date YYYY-MM-DD or an RFC 3339 time", s)
-}
-
-func memoryState(m imprint.Memory) string {
-	switch {
-	case m.ForgottenAt != nil:
-		return "forgotten " + m.ForgottenAt.String()
-	case m.SupersededBy != nil:
-		return "superseded by " + *m.SupersededBy
-	}
-	return "live"
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
 }
 
 // withSubcommands adds subs to cmd and returns it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,8 +83,19 @@ func TestManageMemoriesEndToEnd(t *testing.T) {
 	if r := mustRun("search", "--kind", "memory", "--json", "Lisbon now"); strings.Contains(r.stdout, v2.ID) {
 		t.Errorf("search finds the forgotten memory: %s", r.stdout)
 	}
-	if r := run("forget", "--session", "example-mara"); r.code != 2 || !strings.Contains(r.stderr, "--yes") {
-		t.Errorf("forget without --yes: exit %d %q, want 2 naming --yes", r.code, r.stderr)
+	// Without --yes a bulk forget counts what it would forget (the
+	// session's live memories: all extracted but the edited one) and
+	// forgets nothing.
+	wouldForget := func(n int) {
+		t.Helper()
+		want := fmt.Sprintf("would forget %d memories; add --yes", n)
+		if r := run("forget", "--session", "example-mara"); r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("forget without --yes: exit %d %q, want 2 saying %q", r.code, r.stderr, want)
+		}
+	}
+	wouldForget(len(extracted) - 1)
+	if got := len(jsonLines[imprint.Memory](t, mustRun("memories", "--json", "--limit", "0", "--session", "example-mara"))); got != len(extracted)-1 {
+		t.Errorf("after forget without --yes %d memories of the session are listed, want %d", got, len(extracted)-1)
 	}
 	if r := run("forget", "--yes"); r.code != 2 {
 		t.Errorf("forget without a selection: exit %d, want 2", r.code)
@@ -118,6 +130,7 @@ func TestManageMemoriesEndToEnd(t *testing.T) {
 	if r := run("memories", "show", victim.ID); r.code != 2 {
 		t.Errorf("show of a purged memory: exit %d", r.code)
 	}
+	wouldForget(len(extracted) - 2) // counted by the service
 	r = mustRun("forget", "--session", "example-mara", "--yes", "--json")
 	var n map[string]int
 	if err := json.Unmarshal([]byte(r.stdout), &n); err != nil || n["forgotten"] != len(extracted)-2 {

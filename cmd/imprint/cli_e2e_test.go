@@ -116,17 +116,37 @@ func TestHookNeverBlocks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r := runBin(t, tc.env, tc.payload, append([]string{"hook", "claude-code"}, tc.args...)...)
-			if r.code != 0 {
-				t.Errorf("exit %d, want 0: %s", r.code, r.stderr)
-			}
-			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
-			if len(lines) != 1 || !strings.HasPrefix(lines[0], "imprint hook: warning: ") || !strings.Contains(lines[0], tc.cause) {
-				t.Errorf("stderr %q: want one line \"imprint hook: warning: …%s…\"", r.stderr, tc.cause)
-			}
-			if r.stdout != "" {
-				t.Errorf("stdout %q, want nothing (Claude Code would add it to the context)", r.stdout)
-			}
+			checkHookWarned(t, r, tc.cause)
 		})
+	}
+	for _, tc := range []struct {
+		name, cause string
+		args        []string
+	}{
+		{"typo'd host", `unknown host "claude-cod"`, []string{"claude-cod", "UserPromptSubmit"}},
+		{"flag and no host", "unknown flag: --bogus", []string{"--bogus"}},
+		{"no host", "no host given", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkHookWarned(t, runBin(t, down, "{}", append([]string{"hook"}, tc.args...)...), tc.cause)
+		})
+	}
+}
+
+// checkHookWarned fails t unless the hook run r exited 0 with one warning
+// line naming cause on stderr and nothing on stdout.
+func checkHookWarned(t *testing.T, r result, cause string) {
+	t.Helper()
+	if r.code != 0 {
+		t.Errorf("exit %d, want 0: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "imprint hook: warning: ") || !strings.Contains(lines[0], cause) {
+		t.Errorf("stderr %q: want one line \"imprint hook: warning: …%s…\"", r.stderr, cause)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout %q, want nothing (Claude Code would add it to the context)", r.stdout)
 	}
 }
 

@@ -17,6 +17,15 @@ func newHookCmd(a *App) *cobra.Command {
 	hook := &cobra.Command{
 		Use:   "hook",
 		Short: "Agent host hooks that feed a running imprint serve",
+		// A typo'd host must not print help on stdout, which the host
+		// would add to the agent's context: warn and exit 0 (isHook).
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("no host given (hosts: claude-code)")
+			}
+			return fmt.Errorf("unknown host %q (hosts: claude-code)", args[0])
+		},
 	}
 	var server, token string
 	var budget int
@@ -58,11 +67,15 @@ func newHookCmd(a *App) *cobra.Command {
 	return hook
 }
 
-// isHook reports whether args run a hook event (imprint hook …), which
-// must never fail the host; help for it still works as usual.
+// isHook reports whether args run a hook (imprint hook …, a host's event
+// or a typo'd host), which must never fail the host; help for it still
+// works as usual.
 func isHook(root *cobra.Command, args []string) bool {
 	cmd, _, err := root.Find(args)
-	return err == nil && cmd != nil && cmd.Parent() != nil && cmd.Parent().Name() == "hook"
+	if err != nil || cmd == nil || cmd.Parent() == nil {
+		return false
+	}
+	return cmd.Parent().Name() == "hook" || (cmd.Name() == "hook" && cmd.Parent() == root)
 }
 
 // hookWarning reports a hook's failure as one line on stderr and exits 0:

@@ -23,8 +23,9 @@ const SessionIdle = 30 * time.Minute
 // API to mount at /mcp behind its perimeter (Host, origin) and
 // authentication. Every request must carry the imprint.Caller the HTTP API
 // authenticated (imprint.WithCaller), else it is 401; the scope is the one the query names (tenant, user, agent), restricted to the key (imprint.Caller.Restrict); a session is bound to
-// the caller that opened it, and a request of another caller (other key,
-// other scope) on it is 403. The Host checks are the HTTP API's, so the
+// the caller that opened it, a request of another caller (other key,
+// other scope) on it is 403, and one naming a session with no binding is
+// 404 before the SDK sees it. The Host checks are the HTTP API's, so the
 // SDK's own localhost check is off.
 func (s *Server) Handler() http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
@@ -48,7 +49,14 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		if id := r.Header.Get(sessionHeader); id != "" {
-			if got, ok := s.boundCaller(id); ok && got != b {
+			// Default-deny: a session id with no binding (unknown, closed,
+			// or never bound) is not passed to the SDK, whoever asks.
+			got, ok := s.boundCaller(id)
+			if !ok {
+				http.Error(w, "not found: no such MCP session (it ended or never existed); initialize a new one", http.StatusNotFound)
+				return
+			}
+			if got != b {
 				http.Error(w, "forbidden: this MCP session was opened with other credentials or another scope", http.StatusForbidden)
 				return
 			}

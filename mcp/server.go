@@ -262,13 +262,17 @@ func rootFolder(uri string) string {
 
 // bind records that the HTTP session id was opened by b, and forgets the
 // sessions that have closed since.
+//
+// The live sessions are read under s.mu: read before it, a session bound
+// meanwhile by a concurrent initialize would be missing from them and its
+// binding pruned.
 func (s *Server) bind(id string, b binding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	live := map[string]bool{}
 	for ss := range s.sdk.Sessions() {
 		live[ss.ID()] = true
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for old := range s.callers {
 		if !live[old] {
 			delete(s.callers, old)

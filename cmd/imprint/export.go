@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -40,33 +38,19 @@ func newExportCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var w io.Writer = a.Stdout
-			var tmp *os.File
-			if out != "" && out != "-" {
-				// Written beside the target and renamed, so a failed
-				// export never leaves half a file under its name.
-				if tmp, err = os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*"); err != nil {
-					return imprint.Invalidf("--out %s: %v", out, err)
+			o := curate.ExportOptions{Kinds: kinds, Workspace: workspace}
+			if out == "" || out == "-" {
+				_, err := curate.Export(cmd.Context(), st, a.Scope(), o, a.Stdout)
+				if err != nil {
+					return fmt.Errorf("export: %w", err)
 				}
-				defer os.Remove(tmp.Name())
-				w = tmp
+				return nil
 			}
-			stats, err := curate.Export(cmd.Context(), st, a.Scope(), curate.ExportOptions{Kinds: kinds, Workspace: workspace}, w)
-			if tmp != nil {
-				if cerr := tmp.Close(); err == nil {
-					err = cerr
-				}
-				if err == nil {
-					err = os.Rename(tmp.Name(), out)
-				}
-			}
+			stats, err := curate.ExportFile(cmd.Context(), st, a.Scope(), o, out)
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
-			if tmp != nil {
-				fmt.Fprintf(a.Stderr, "imprint: exported %d sessions, %d messages, %d memories, %d episodes, %d traces to %s\n",
-					stats.Sessions, stats.Messages, stats.Memories, stats.Episodes, stats.Traces, out)
-			}
+			fmt.Fprintf(a.Stderr, "imprint: exported %s to %s\n", stats, out)
 			return nil
 		},
 	}
@@ -84,12 +68,7 @@ func (a *App) restoreExports(ctx context.Context, o importOptions, paths []strin
 	if o.format != "imprint" && o.format != "auto" {
 		return false, nil
 	}
-	n := 0
-	for _, p := range paths {
-		if curate.IsExport(p) {
-			n++
-		}
-	}
+	n := curate.CountExports(paths)
 	switch {
 	case n == 0:
 		return false, nil
@@ -121,27 +100,9 @@ func (a *App) restoreExports(ctx context.Context, o importOptions, paths []strin
 	if err != nil {
 		return true, err
 	}
-	var total curate.ExportStats
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return true, imprint.Invalidf("import %s: %v", p, err)
-		}
-		stats, err := curate.Restore(ctx, curate.RestoreDeps{Store: st, Embedder: emb, Records: records, Conversations: conv}, f)
-		f.Close()
-		if err != nil {
-			return true, fmt.Errorf("restore %s: %w", p, err)
-		}
-		total.Sessions += stats.Sessions
-		total.Messages += stats.Messages
-		total.Memories += stats.Memories
-		total.Episodes += stats.Episodes
-		total.Traces += stats.Traces
+	total, err := curate.RestoreFiles(ctx, curate.RestoreDeps{Store: st, Embedder: emb, Records: records, Conversations: conv}, paths)
+	if err != nil {
+		return true, err
 	}
-	if a.JSON {
-		return true, a.PrintJSON(map[string]any{"restored": total})
-	}
-	a.Printf("restored %d sessions, %d messages, %d memories, %d episodes, %d traces\n",
-		total.Sessions, total.Messages, total.Memories, total.Episodes, total.Traces)
-	return true, nil
+	return true, a.Print(map[string]any{"restored": total}, total.WriteText)
 }

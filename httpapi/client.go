@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,6 +35,19 @@ type Client struct {
 	// posts are split into consecutive requests; a server with a lower
 	// limit answers 413 and the client halves its chunks.
 	MaxTurnsPerRequest int
+	// Found, when set, says how the service was found (e.g. "the imprint
+	// serve that holds the data dir"): an unauthorized answer then says so
+	// and how to give a token.
+	Found string
+}
+
+// hint adds to an unauthorized error why this service was asked and how to
+// give its token, when the caller did not name the service (c.Found).
+func (c *Client) hint(err error) error {
+	if err != nil && c.Found != "" && errors.Is(err, imprint.ErrUnauthorized) {
+		return fmt.Errorf("%w (%s at %s: give its token with --token or IMPRINT_API_TOKEN)", err, c.Found, c.BaseURL)
+	}
+	return err
 }
 
 // Error is an error answer of the server.
@@ -90,7 +104,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 		return fmt.Errorf("%s %s: read reply: %w: %v", method, path, imprint.ErrUnavailable, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return replyError(resp.StatusCode, data)
+		return c.hint(replyError(resp.StatusCode, data))
 	}
 	if out == nil {
 		return nil
@@ -463,7 +477,7 @@ func (c *Client) Events(ctx context.Context, scope imprint.Scope, fn func(Event)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-		return replyError(resp.StatusCode, data)
+		return c.hint(replyError(resp.StatusCode, data))
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -192,21 +191,7 @@ func (s *Server) postForget(w http.ResponseWriter, r *http.Request) error {
 // ClientMemories is memory management through a running service: the
 // imprint.Memories of the HTTP API, for the CLI's --server mode and for a
 // purge while `imprint serve` holds the data dir.
-type ClientMemories struct {
-	C *Client
-	// Found, when set, says how the service was found (e.g. "imprint
-	// serve holds the data dir"): an unauthorized answer then says so and
-	// asks for a token.
-	Found string
-}
-
-// wrap adds to an unauthorized error why this service was asked.
-func (m ClientMemories) wrap(err error) error {
-	if err != nil && m.Found != "" && errors.Is(err, imprint.ErrUnauthorized) {
-		return fmt.Errorf("%w (%s at %s: give its token with --token or IMPRINT_API_TOKEN)", err, m.Found, m.C.BaseURL)
-	}
-	return err
-}
+type ClientMemories struct{ C *Client }
 
 var _ imprint.Memories = ClientMemories{}
 
@@ -227,14 +212,14 @@ func (m ClientMemories) Remember(ctx context.Context, r imprint.RememberRequest)
 	}
 	var out imprint.RememberResult
 	err := m.C.do(ctx, http.MethodPost, "/v1/memories", nil, body, &out)
-	return out, m.wrap(err)
+	return out, err
 }
 
 // Show reads a memory with its history and sources (GET /v1/memories/{id}).
 func (m ClientMemories) Show(ctx context.Context, scope imprint.Scope, id string) (imprint.MemoryDetail, error) {
 	var out imprint.MemoryDetail
 	err := m.C.do(ctx, http.MethodGet, memoryURL(id), scopeQuery(scope), nil, &out)
-	return out, m.wrap(err)
+	return out, err
 }
 
 // Edit writes a corrected version (PATCH /v1/memories/{id}).
@@ -245,14 +230,14 @@ func (m ClientMemories) Edit(ctx context.Context, r imprint.EditRequest) (imprin
 	}
 	var out imprint.Memory
 	err := m.C.do(ctx, http.MethodPatch, memoryURL(r.ID), nil, body, &out)
-	return out, m.wrap(err)
+	return out, err
 }
 
 // Forget retires a memory (DELETE /v1/memories/{id}).
 func (m ClientMemories) Forget(ctx context.Context, scope imprint.Scope, id string) (imprint.Memory, error) {
 	var out imprint.Memory
 	err := m.C.do(ctx, http.MethodDelete, memoryURL(id), scopeQuery(scope), nil, &out)
-	return out, m.wrap(err)
+	return out, err
 }
 
 // Purge removes a memory's versions everywhere (DELETE
@@ -265,7 +250,7 @@ func (m ClientMemories) Purge(ctx context.Context, scope imprint.Scope, id strin
 	}
 	var out imprint.PurgeResult
 	err := m.C.do(ctx, http.MethodDelete, memoryURL(id), q, nil, &out)
-	return out, m.wrap(err)
+	return out, err
 }
 
 // ForgetMany forgets in bulk (POST /v1/memories/forget).
@@ -282,7 +267,7 @@ func (m ClientMemories) ForgetMany(ctx context.Context, scope imprint.Scope, f i
 	}
 	var out forgetBody
 	err := m.C.do(ctx, http.MethodPost, "/v1/memories/forget", nil, body, &out)
-	return out.Forgotten, m.wrap(err)
+	return out.Forgotten, err
 }
 
 func memoryURL(id string) string { return "/v1/memories/" + url.PathEscape(id) }

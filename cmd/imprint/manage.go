@@ -15,7 +15,6 @@ import (
 	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
-	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/internal/clitext"
 	"github.com/imprint-dev/imprint/redact"
 	"github.com/imprint-dev/imprint/shard"
@@ -50,25 +49,12 @@ func (a *App) localMemories(ctx context.Context, runner *extract.Runner) (*curat
 // IMPRINT_SERVER), else the imprint serve holding the data dir, else the
 // data dir itself.
 func (a *App) memoriesAPI(cmd *cobra.Command, server, token string) (imprint.Memories, error) {
-	c, err := a.remoteClient(cmd, server, token)
+	c, err := a.serviceClient(cmd, server, token)
 	if err != nil {
 		return nil, err
 	}
-	found := ""
-	if c == nil {
-		url, err := ingest.RunningService(a.Config.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		if url != "" {
-			if c, err = a.newClient(cmd, url, token); err != nil {
-				return nil, err
-			}
-			found = "the imprint serve that holds the data dir"
-		}
-	}
 	if c != nil {
-		return httpapi.ClientMemories{C: c, Found: found}, nil
+		return httpapi.ClientMemories{C: c}, nil
 	}
 	runner, err := a.extractRunner(cmd.Context())
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/httpapi"
-	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/mcp"
 	"github.com/imprint-dev/imprint/search"
 )
@@ -54,22 +53,9 @@ const version = "dev"
 // imprint serve holding the data dir) or to the local store, where
 // end_session extracts in process.
 func (a *App) mcpDeps(ctx context.Context, cmd *cobra.Command, server, token string) (mcp.Deps, error) {
-	c, err := a.remoteClient(cmd, server, token)
+	c, err := a.serviceClient(cmd, server, token)
 	if err != nil {
 		return mcp.Deps{}, err
-	}
-	if c == nil {
-		// An imprint serve holding the data dir owns its files: go through it.
-		url, err := ingest.RunningService(a.Config.DataDir)
-		if err != nil {
-			return mcp.Deps{}, err
-		}
-		if url != "" {
-			if c, err = a.newClient(cmd, url, token); err != nil {
-				return mcp.Deps{}, err
-			}
-			a.Logger.Info("mcp: the data dir is held by imprint serve; using it", "url", url)
-		}
 	}
 	if c != nil {
 		return mcp.Deps{Store: clientReader{c}, Search: c, Recall: c, Recorder: c, Sessions: mcp.Queued(c),

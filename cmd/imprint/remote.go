@@ -42,6 +42,27 @@ func (a *App) remoteClient(cmd *cobra.Command, server, token string) (*httpapi.C
 	return a.newClient(cmd, server, token)
 }
 
+// serviceClient returns a client for --server (else IMPRINT_SERVER), else
+// for the imprint serve holding the data dir (whose unauthorized answers
+// then say so and how to give its token), else nil: the command then runs
+// on the data dir itself.
+func (a *App) serviceClient(cmd *cobra.Command, server, token string) (*httpapi.Client, error) {
+	c, err := a.remoteClient(cmd, server, token)
+	if c != nil || err != nil {
+		return c, err
+	}
+	url, err := ingest.RunningService(a.Config.DataDir)
+	if err != nil || url == "" {
+		return nil, err
+	}
+	if c, err = a.newClient(cmd, url, token); err != nil {
+		return nil, err
+	}
+	c.Found = "the imprint serve that holds the data dir"
+	a.Logger.Info("the data dir is held by imprint serve; using it", "url", url)
+	return c, nil
+}
+
 // newClient returns a client for server, with the token from --token, else
 // IMPRINT_API_TOKEN, else server.api_token.
 func (a *App) newClient(cmd *cobra.Command, server, token string) (*httpapi.Client, error) {

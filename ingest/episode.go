@@ -101,7 +101,7 @@ type MessageBatch struct {
 // at all) as §4.2 messages. session is --session: the session of a message
 // stream, and when a file names its own session_id they must agree. A
 // file without a scope takes scope. ErrInvalid naming the file for invalid
-// input, a missing session, or a --session that contradicts the file's.
+// input, no messages, a missing session, or a --session that contradicts the file's.
 func ReadMessageFiles(stdin io.Reader, names []string, session string, scope imprint.Scope) ([]MessageBatch, error) {
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -123,6 +123,9 @@ func ReadMessageFiles(stdin io.Reader, names []string, session string, scope imp
 		}
 		if strings.TrimSpace(doc.SessionID) == "" {
 			return nil, imprint.Invalidf("%s: session is required: give --session or a session_id in the input", name)
+		}
+		if len(doc.Messages) == 0 {
+			return nil, imprint.Invalidf("%s: no messages in it (an empty list)", name)
 		}
 		b := MessageBatch{SessionID: doc.SessionID, Scope: scope, Messages: doc.Messages, BetweenPeople: doc.BetweenPeople}
 		if doc.Scope != nil {

@@ -358,6 +358,7 @@ func TestBadInputNamesTheFileOnceAndExits2(t *testing.T) {
 		{[]string{"record", missing}, missing, []string{"no such file or directory"}},
 		{[]string{"capture", empty}, empty, []string{"no episodes in it"}},
 		{[]string{"import", empty}, empty, []string{"an empty JSON array"}},
+		{[]string{"record", "--session", "k", empty}, empty, []string{"no messages in it"}},
 		{[]string{"capture", broken}, broken, []string{"line 2", "malformed JSON"}},
 		{[]string{"import", broken}, broken, []string{"line 2", "malformed JSON"}},
 		{[]string{"import", badKey}, badKey, []string{"malformed JSON: line 1, column 10"}},

@@ -3,6 +3,8 @@ package viewer
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -25,7 +27,7 @@ func (h *Handler) editMemory(w http.ResponseWriter, r *http.Request, v *view) er
 	if err != nil {
 		return fmt.Errorf("edit memory %s: %w", id, err)
 	}
-	http.Redirect(w, r, v.Link("/memories/"+m.ID, "done", fmt.Sprintf("Saved as version %d; the earlier text is in the history.", m.Version)), http.StatusSeeOther)
+	http.Redirect(w, r, v.Link("/memories/"+m.ID, "done", doneSaved, "v", strconv.Itoa(m.Version)), http.StatusSeeOther)
 	return nil
 }
 
@@ -43,6 +45,28 @@ func (h *Handler) forgetMemory(w http.ResponseWriter, r *http.Request, v *view) 
 	if _, err := h.d.Memories.Forget(r.Context(), v.Scope, id); err != nil {
 		return fmt.Errorf("forget memory %s: %w", id, err)
 	}
-	http.Redirect(w, r, v.Link("/memories", "done", "Forgotten: "+id), http.StatusSeeOther)
+	http.Redirect(w, r, v.Link("/memories", "done", doneForgotten), http.StatusSeeOther)
 	return nil
+}
+
+// The notices a management form redirects with (?done=CODE): a code, never
+// text, so a link cannot make the page say what it likes.
+const (
+	doneSaved     = "saved"     // with v=N, the version saved
+	doneForgotten = "forgotten" // the memory was forgotten
+)
+
+// notice is the page notice of the query's done code; "" for none or an
+// unknown one.
+func notice(q url.Values) string {
+	switch q.Get("done") {
+	case doneSaved:
+		if n, err := strconv.Atoi(q.Get("v")); err == nil && n > 0 {
+			return fmt.Sprintf("Saved as version %d; the earlier text is in the history.", n)
+		}
+		return "Saved; the earlier text is in the history."
+	case doneForgotten:
+		return "Forgotten; the memory is no longer listed."
+	}
+	return ""
 }

@@ -54,7 +54,7 @@ func TestEditAndForget(t *testing.T) {
 		t.Fatalf("POST forget: %d\n%s", p.status, p.body)
 	}
 	p = e.get(p.header.Get("Location"))
-	has(t, "the list after forgetting", p, "Forgotten: "+newID)
+	has(t, "the list after forgetting", p, "Forgotten; the memory is no longer listed.")
 	if strings.Contains(p.body, "Porto on 21 May") {
 		t.Errorf("the forgotten memory is still listed:\n%s", p.body)
 	}
@@ -71,5 +71,14 @@ func TestEditAndForget(t *testing.T) {
 	}
 	if p := e.get("/memories/mem-seat" + sc); strings.Contains(p.body, "planted") {
 		t.Errorf("a cross-site form edited a memory")
+	}
+
+	// The notice is a code: free text in done is not shown, on the list
+	// or on a memory's page.
+	spoof := url.QueryEscape("Your key expired: sign in again at evil.example")
+	for _, path := range []string{"/memories" + sc + "&done=" + spoof, "/memories/mem-seat" + sc + "&done=" + spoof, "/memories" + sc + "&done=saved&v=" + spoof} {
+		if p := e.get(path); p.status != http.StatusOK || strings.Contains(p.body, "evil.example") || strings.Contains(p.body, "Your key expired") {
+			t.Errorf("GET %s: %d, shows the done text:\n%s", path, p.status, p.body)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func (h *Handler) memories(w http.ResponseWriter, r *http.Request, v *view) erro
 	q := r.URL.Query()
 	d := memoriesData{Type: q.Get("type"), Session: strings.TrimSpace(q.Get("session")), Text: strings.TrimSpace(q.Get("q")),
 		Workspace: strings.TrimSpace(q.Get("workspace")),
-		Types:     memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize), Notice: q.Get("done")}
+		Types:     memoryTypes, Limit: intParam(r, "limit", pageSize, maxPageSize), Notice: notice(q)}
 	if d.Type != "" && !imprint.MemoryType(d.Type).Valid() {
 		return imprint.Invalidf("type %q: want persona, episodic or instruction", d.Type)
 	}
@@ -87,7 +87,7 @@ func (h *Handler) memory(w http.ResponseWriter, r *http.Request, v *view) error 
 	}
 	m := det.Memory
 	d := memoryData{Memory: m, Live: m.SupersededBy == nil && m.ForgottenAt == nil, History: det.History, Sources: det.Sources,
-		Types: memoryTypes, Confirm: r.URL.Query().Get("confirm") == "forget", Notice: r.URL.Query().Get("done"),
+		Types: memoryTypes, Confirm: r.URL.Query().Get("confirm") == "forget", Notice: notice(r.URL.Query()),
 		CanManage: h.d.Memories != nil}
 	held := map[string]bool{}
 	for _, s := range det.Sources {

@@ -78,3 +78,24 @@ func (s ExportStats) WriteText(w io.Writer) error {
 	}
 	return nil
 }
+
+// RebuildResult is what imprint rebuild did: what the shards gave, and
+// whether the episodes, traces and keys were carried over from the
+// previous database, kept as Backup.
+type RebuildResult struct {
+	Rebuilt     ExportStats `json:"rebuilt"`
+	CarriedOver bool        `json:"carried_over"`
+	Backup      string      `json:"-"`
+}
+
+// WriteText writes what a rebuild did, as imprint rebuild prints it.
+func (r RebuildResult) WriteText(w io.Writer) error {
+	s := fmt.Sprintf("rebuilt %d sessions, %d messages and %d memories from the shards", r.Rebuilt.Sessions, r.Rebuilt.Messages, r.Rebuilt.Memories)
+	if r.CarriedOver {
+		s += "; episodes, traces and keys carried over; the previous database is " + r.Backup
+	}
+	if _, err := io.WriteString(w, s+"\n"); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -71,12 +71,7 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 			if err := keys.CreateAPIKey(cmd.Context(), k, imprint.HashAPIKeyToken(tok)); err != nil {
 				return err
 			}
-			if a.JSON {
-				return a.PrintJSON(createdKey{APIKey: k, Token: tok})
-			}
-			a.Printf("created %s (%s) for %s, %s\n", k.ID, clitext.KeyName(k), k.Scope, clitext.KeyAccess(k))
-			a.Printf("token (shown only now; keep it secret): %s\n", tok)
-			return nil
+			return a.Print(createdKey{APIKey: k, Token: tok}, func(w io.Writer) error { return clitext.KeyCreated(w, k, tok) })
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "a name to tell the key by in listings")
@@ -117,11 +112,7 @@ func newKeysRevokeCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.JSON {
-				return a.PrintJSON(k)
-			}
-			a.Printf("revoked %s (%s) at %s\n", k.ID, clitext.KeyName(k), k.RevokedAt.UTC().Format(time.DateTime))
-			return nil
+			return a.Print(k, func(w io.Writer) error { return clitext.KeyRevoked(w, k) })
 		},
 	}
 }

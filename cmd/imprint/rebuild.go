@@ -106,16 +106,8 @@ func newRebuildCmd(a *App) *cobra.Command {
 			if err := shard.SyncDir(dir); err != nil {
 				return fmt.Errorf("rebuild: %w", err)
 			}
-			if a.JSON {
-				return a.PrintJSON(map[string]any{"rebuilt": stats, "carried_over": carried})
-			}
-			a.Printf("rebuilt %d sessions, %d messages and %d memories from the shards", stats.Sessions, stats.Messages, stats.Memories)
-			if carried {
-				a.Printf("; episodes, traces and keys carried over; the previous database is %s\n", filepath.Join(dir, rebuildBackup))
-			} else {
-				a.Printf("\n")
-			}
-			return nil
+			res := curate.RebuildResult{Rebuilt: stats, CarriedOver: carried, Backup: filepath.Join(dir, rebuildBackup)}
+			return a.Print(res, res.WriteText)
 		},
 	}
 	return cmd

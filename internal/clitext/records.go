@@ -141,3 +141,18 @@ func Record(w io.Writer, res imprint.RecordResult) error {
 	}
 	return nil
 }
+
+// KeyCreated writes the key keys create made and, this once, its token.
+func KeyCreated(w io.Writer, k imprint.APIKey, token string) error {
+	return write(w, fmt.Sprintf("created %s (%s) for %s, %s\ntoken (shown only now; keep it secret): %s\n",
+		k.ID, KeyName(k), k.Scope, KeyAccess(k), token))
+}
+
+// KeyRevoked writes the key keys revoke revoked, with when.
+func KeyRevoked(w io.Writer, k imprint.APIKey) error {
+	at := ""
+	if k.RevokedAt != nil {
+		at = k.RevokedAt.UTC().Format(time.DateTime)
+	}
+	return write(w, fmt.Sprintf("revoked %s (%s) at %s\n", k.ID, KeyName(k), at))
+}

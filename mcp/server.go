@@ -29,6 +29,8 @@ type Reader interface {
 	ListMemories(ctx context.Context, scope imprint.Scope, f imprint.MemoryFilter) ([]imprint.Memory, error)
 	// GetTrace returns ErrNotFound when the trace is not in scope.
 	GetTrace(ctx context.Context, scope imprint.Scope, id string) (imprint.Trace, error)
+	// GetEpisode returns ErrNotFound when the episode is not in scope.
+	GetEpisode(ctx context.Context, scope imprint.Scope, id string) (imprint.Episode, error)
 	// ListTraces returns traces in step order (imprint.EpisodeStore).
 	ListTraces(ctx context.Context, scope imprint.Scope, f imprint.TraceFilter) ([]imprint.Trace, error)
 }

@@ -444,6 +444,12 @@ func (s *Server) listTraces(ctx context.Context, c call, in listTracesIn) (trace
 	if s.d.Store == nil {
 		return tracesOut{}, errMissing("store")
 	}
+	// An episode not in scope is not found, not an empty list.
+	if in.EpisodeID != "" {
+		if _, err := s.d.Store.GetEpisode(ctx, c.scope, in.EpisodeID); err != nil {
+			return tracesOut{}, fmt.Errorf("episode %s: %w", in.EpisodeID, err)
+		}
+	}
 	if strings.TrimSpace(in.Query) == "" {
 		ts, err := s.d.Store.ListTraces(ctx, c.scope, imprint.TraceFilter{EpisodeID: in.EpisodeID, SessionID: in.SessionID,
 			Workspace: in.Workspace, Limit: limit})

@@ -145,10 +145,10 @@ func TestListTraces(t *testing.T) {
 	if len(garden.Traces) != 1 || garden.Traces[0].EpisodeID != "ep-2" {
 		t.Fatalf("list_traces in /work/garden: %+v", garden.Traces)
 	}
-	none := structured[struct{ Traces []imprint.Trace }](t, callTool(t, cs, "list_traces", map[string]any{"episode_id": "ep-missing"}))
-	if len(none.Traces) != 0 {
-		t.Fatalf("list_traces of a missing episode: %+v", none.Traces)
-	}
+	// A missing episode is a not_found tool error, not an empty list, with
+	// or without a query.
+	wantToolError(t, callTool(t, cs, "list_traces", map[string]any{"episode_id": "ep-missing"}), "not_found", "ep-missing")
+	wantToolError(t, callTool(t, cs, "list_traces", map[string]any{"episode_id": "nope", "query": "flight"}), "not_found", "nope")
 }
 
 // TestBadArguments: every bad argument is a tool error naming it, never a

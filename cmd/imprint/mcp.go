@@ -121,6 +121,10 @@ func (r clientReader) GetTrace(ctx context.Context, scope imprint.Scope, id stri
 	return r.c.Trace(ctx, scope, id)
 }
 
+func (r clientReader) GetEpisode(ctx context.Context, scope imprint.Scope, id string) (imprint.Episode, error) {
+	return r.c.Episode(ctx, scope, id)
+}
+
 func (r clientReader) ListTraces(ctx context.Context, scope imprint.Scope, f imprint.TraceFilter) ([]imprint.Trace, error) {
 	return r.c.Traces(ctx, scope, f)
 }

@@ -26,3 +26,27 @@ func TestConfigAllowedHostsList(t *testing.T) {
 		t.Errorf("a nested list: %v, want an error naming server.allowed_hosts", err)
 	}
 }
+
+// TestHostsWarning: serve warns about an empty server.allowed_hosts only
+// on a non-loopback address, naming the variable that sets it.
+func TestHostsWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr  string
+		hosts []string
+		warn  bool
+	}{
+		{"127.0.0.1:8420", nil, false},
+		{"localhost:8420", nil, false},
+		{"[::1]:8420", nil, false},
+		{":8420", nil, true},
+		{"0.0.0.0:8420", nil, true},
+		{"0.0.0.0:8420", []string{"memory.example"}, false},
+	} {
+		c := &Config{Server: ServerConfig{Addr: tc.addr, AllowedHosts: tc.hosts}}
+		w := c.HostsWarning()
+		if (w != "") != tc.warn || (tc.warn && !strings.Contains(w, "IMPRINT_SERVER_ALLOWED_HOSTS")) {
+			t.Errorf("HostsWarning for %s %v = %q, want a warning: %v", tc.addr, tc.hosts, w, tc.warn)
+		}
+	}
+}

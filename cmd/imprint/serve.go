@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/mcp"
@@ -158,8 +157,8 @@ func (a *App) serve(ctx context.Context) error {
 			} else {
 				releaseServe = release
 			}
-			if host, _, _ := net.SplitHostPort(cfg.Server.Addr); !config.IsLoopback(host) && len(cfg.Server.AllowedHosts) == 0 {
-				fmt.Fprintf(a.Stderr, "imprint: warning: server.allowed_hosts is empty: only requests naming localhost or an IP address of this server as their Host are served (421 for any other name); set %s to the names clients use\n", config.EnvName("server.allowed_hosts"))
+			if w := cfg.HostsWarning(); w != "" {
+				fmt.Fprintf(a.Stderr, "imprint: warning: %s\n", w)
 			}
 			fmt.Fprintf(a.Stderr, "imprint: listening on http://%s\n", addr)
 			a.Logger.Info("serve started", "addr", addr.String(), "data_dir", cfg.DataDir, "jobs_engine", cfg.Jobs.Engine)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -97,6 +99,9 @@ func (db *DB) PurgeMemories(ctx context.Context, scope imprint.Scope, ids []stri
 			rids = append(rids, rid)
 			deleted = append(deleted, id)
 		}
+		if err := ftsScrub(ctx, tx, "memory", len(deleted)); err != nil {
+			return nil, err
+		}
 		return func() {
 			for _, rid := range rids {
 				db.vecRemove(imprint.KindMemory, rid)
@@ -106,7 +111,54 @@ func (db *DB) PurgeMemories(ctx context.Context, scope imprint.Scope, ids []stri
 	if err != nil {
 		return nil, dbErr("purge memories", err)
 	}
+	if err := db.purgeBackup(ctx, func(b *DB) error { _, err := b.PurgeMemories(ctx, scope, ids); return err }); err != nil {
+		return deleted, err
+	}
 	return deleted, nil
+}
+
+// ftsScrub rewrites the kind's keyword indexes after n rows left them
+// (FTS5 'optimize': every segment merged into one, the old ones freed and,
+// with secure_delete, zeroed). A delete alone only marks the rows deleted,
+// and a segment's terms (and the first term of each leaf page, in its
+// _idx table) stay readable in the file. Its cost grows with the index;
+// only purges pay it.
+func ftsScrub(ctx context.Context, tx *sql.Tx, kind string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	for _, t := range []string{kind + "_words", kind + "_fts"} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`); err != nil {
+			return fmt.Errorf("rewrite the keyword index %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// RebuildBackupSuffix ends the name a database had before imprint rebuild
+// replaced it (imprint.db.before-rebuild), kept beside it.
+const RebuildBackupSuffix = ".before-rebuild"
+
+// purgeBackup runs purge on the rebuild backup beside db, when there is
+// one, so a purge leaves the purged text in neither file (the backup runs
+// with secure_delete too). Nothing else in the backup changes. An error
+// names the backup; the purge can be run again.
+func (db *DB) purgeBackup(ctx context.Context, purge func(*DB) error) error {
+	path := db.path + RebuildBackupSuffix
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	b, err := Open(ctx, path)
+	if err == nil {
+		err = purge(b)
+		if cerr := b.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("purge the rebuild backup %s (delete it, or run the purge again): %w", path, err)
+	}
+	return nil
 }
 
 // PurgeMessages deletes the messages ids of the scope's session with their
@@ -140,6 +192,9 @@ func (db *DB) PurgeMessages(ctx context.Context, scope imprint.Scope, sessionID 
 			seqs = append(seqs, seq)
 			deleted = append(deleted, id)
 		}
+		if err := ftsScrub(ctx, tx, "message", len(deleted)); err != nil {
+			return nil, err
+		}
 		return func() {
 			for _, seq := range seqs {
 				db.vecRemove(imprint.KindMessage, seq)
@@ -148,6 +203,9 @@ func (db *DB) PurgeMessages(ctx context.Context, scope imprint.Scope, sessionID 
 	})
 	if err != nil {
 		return nil, dbErr("purge messages", err)
+	}
+	if err := db.purgeBackup(ctx, func(b *DB) error { _, err := b.PurgeMessages(ctx, scope, sessionID, ids); return err }); err != nil {
+		return deleted, err
 	}
 	return deleted, nil
 }

@@ -77,3 +77,61 @@ func fileHolds(t *testing.T, path, s string) bool {
 	}
 	return bytes.Contains(b, []byte(s))
 }
+
+// TestPurgeLeavesTheTextInNeitherFile: a memory purged after a rebuild
+// (whose backup, imprint.db.before-rebuild, still holds it) leaves its
+// text, FTS tokens included, in neither the database file nor the
+// backup; the backup's other memories stay.
+func TestPurgeLeavesTheTextInNeitherFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "imprint.db")
+	backup := path + RebuildBackupSuffix
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	now := imprint.Now()
+	put := func(id, content string) {
+		t.Helper()
+		m := imprint.Memory{ID: id, Content: content, Type: imprint.MemoryPersona, Priority: 50, Version: 1, Scope: sc,
+			Timestamps: []imprint.Time{now}, CreatedAt: now, UpdatedAt: now, Supersedes: []string{}, Extractor: imprint.ExtractorManual,
+			ContentHash: "hash-" + id}
+		if err := db.PutMemory(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marker := "Qzxvbnm7secretword"
+	put("keep", "User likes tea")
+	put("gone", "User's locker code is "+marker+" "+strings.Repeat(marker+" ", 50))
+	if err := db.CopyTo(ctx, backup); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(t, db)
+	for _, f := range []string{path, backup} {
+		if !fileHolds(t, f, marker) {
+			t.Fatalf("%s does not hold the marker before the purge; the test would prove nothing", filepath.Base(f))
+		}
+	}
+	if got, err := db.PurgeMemories(ctx, sc, []string{"gone"}); err != nil || len(got) != 1 {
+		t.Fatalf("purge = %v, %v", got, err)
+	}
+	checkpoint(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, path + "-wal", backup, backup + "-wal"} {
+		if fileHolds(t, f, marker) || fileHolds(t, f, strings.ToLower(marker)) {
+			t.Errorf("%s still holds the purged text", filepath.Base(f))
+		}
+	}
+	b, err := Open(ctx, backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.GetMemory(ctx, sc, "keep"); err != nil {
+		t.Errorf("the backup lost a memory the purge did not name: %v", err)
+	}
+}

@@ -17,8 +17,8 @@ import (
 )
 
 // rebuildBackup is the name the database had before a rebuild is kept
-// under, beside it.
-const rebuildBackup = dbFileName + ".before-rebuild"
+// under, beside it (a purge purges it too, package sqlite).
+const rebuildBackup = dbFileName + sqlite.RebuildBackupSuffix
 
 func newRebuildCmd(a *App) *cobra.Command {
 	cmd := &cobra.Command{

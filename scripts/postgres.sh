@@ -30,7 +30,9 @@ pgbin() {
 # as_pg runs a command as the postgres user when we are root.
 as_pg() {
 	if [ "$(id -u)" = 0 ]; then
-		runuser -u postgres -- "$@"
+		# From /, which postgres may enter (the caller's folder may be a
+		# root-only temp dir).
+		(cd / && runuser -u postgres -- "$@")
 	else
 		"$@"
 	fi

@@ -59,6 +59,20 @@ type JobStats struct {
 	Failed    int `json:"failed"`
 }
 
+// Add counts n jobs in state; states JobStats does not count are ignored.
+func (s *JobStats) Add(state JobState, n int) {
+	switch state {
+	case JobAvailable:
+		s.Available += n
+	case JobRunning:
+		s.Running += n
+	case JobRetryable:
+		s.Retryable += n
+	case JobFailed:
+		s.Failed += n
+	}
+}
+
 // JobStore keeps durable jobs. Methods without a scope act on the whole
 // store: they are for the process that runs the jobs, never for a caller's
 // request.

@@ -77,6 +77,26 @@ func CheckEpisode(ep Episode) error {
 	return nil
 }
 
+// CheckCaptures checks the captures of SaveCaptures, traces[i] being
+// those of eps[i], each as CheckCapture does. It returns a copy of eps
+// with their trace ids set and each capture's step keys; an error names
+// the failing capture (captures[2]: ...).
+func CheckCaptures(eps []Episode, traces [][]Trace) ([]Episode, []map[string]bool, error) {
+	if len(eps) != len(traces) {
+		return nil, nil, Invalidf("%d episodes with %d trace lists", len(eps), len(traces))
+	}
+	out := make([]Episode, len(eps))
+	keys := make([]map[string]bool, len(eps))
+	for c := range eps {
+		ep, k, err := CheckCapture(eps[c], traces[c])
+		if err != nil {
+			return nil, nil, fmt.Errorf("captures[%d]: %w", c, err)
+		}
+		out[c], keys[c] = ep, k
+	}
+	return out, keys, nil
+}
+
 // CheckCapture checks an episode and its traces for SaveCapture(s): the
 // episode as CheckEpisode, ids and step keys required, step keys unique.
 // It returns the episode with its trace ids set and the set of step keys.

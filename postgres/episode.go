@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -197,17 +196,9 @@ func (db *DB) SupportsCaptureSaver() bool { return true }
 // those of eps[i], in one transaction, each as SaveCapture writes it.
 // Nothing is written when one of them is invalid or conflicts.
 func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error {
-	if len(eps) != len(traces) {
-		return imprint.Invalidf("%d episodes with %d trace lists", len(eps), len(traces))
-	}
-	eps = slices.Clone(eps)
-	allKeys := make([]map[string]bool, len(eps))
-	for c := range eps {
-		ep, keys, err := imprint.CheckCapture(eps[c], traces[c])
-		if err != nil {
-			return fmt.Errorf("captures[%d]: %w", c, err)
-		}
-		eps[c], allKeys[c] = ep, keys
+	eps, allKeys, err := imprint.CheckCaptures(eps, traces)
+	if err != nil {
+		return err
 	}
 	return dbErr("save captures", db.writeCaptures(ctx, eps, traces, allKeys, func(c int, err error) error {
 		return fmt.Errorf("captures[%d]: %w", c, err)

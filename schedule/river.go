@@ -533,16 +533,7 @@ func (e *River[TTx]) JobStats(ctx context.Context, scope *imprint.Scope) (imprin
 	var st imprint.JobStats
 	states := append(append([]rivertype.JobState{}, unfinishedStates...), rivertype.JobStateDiscarded, rivertype.JobStateCancelled)
 	err := e.eachJob(ctx, scope, states, func(j imprint.Job) bool {
-		switch j.State {
-		case imprint.JobAvailable:
-			st.Available++
-		case imprint.JobRunning:
-			st.Running++
-		case imprint.JobRetryable:
-			st.Retryable++
-		case imprint.JobFailed:
-			st.Failed++
-		}
+		st.Add(j.State, 1)
 		return true
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -21,17 +20,9 @@ func (db *DB) SupportsCaptureSaver() bool { return true }
 // them is invalid (ErrInvalid naming it, e.g. captures[2]: traces[0].id is
 // required) or conflicts (ErrConflict).
 func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace) error {
-	if len(eps) != len(traces) {
-		return imprint.Invalidf("%d episodes with %d trace lists", len(eps), len(traces))
-	}
-	eps = slices.Clone(eps)
-	allKeys := make([]map[string]bool, len(eps))
-	for c := range eps {
-		ep, keys, err := imprint.CheckCapture(eps[c], traces[c])
-		if err != nil {
-			return fmt.Errorf("captures[%d]: %w", c, err)
-		}
-		eps[c], allKeys[c] = ep, keys
+	eps, allKeys, err := imprint.CheckCaptures(eps, traces)
+	if err != nil {
+		return err
 	}
 	return dbErr("save captures", db.writeCaptures(ctx, eps, traces, allKeys, func(c int, err error) error {
 		return fmt.Errorf("captures[%d]: %w", c, err)

@@ -270,16 +270,7 @@ func (db *DB) JobStats(ctx context.Context, scope *imprint.Scope) (imprint.JobSt
 		if err := rows.Scan(&state, &n); err != nil {
 			return st, dbErr("job stats", err)
 		}
-		switch imprint.JobState(state) {
-		case imprint.JobAvailable:
-			st.Available = n
-		case imprint.JobRunning:
-			st.Running = n
-		case imprint.JobRetryable:
-			st.Retryable = n
-		case imprint.JobFailed:
-			st.Failed = n
-		}
+		st.Add(imprint.JobState(state), n)
 	}
 	return st, dbErr("job stats", rows.Err())
 }

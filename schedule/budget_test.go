@@ -32,7 +32,7 @@ func TestBudgetRefusalWaitsWithoutAttempts(t *testing.T) {
 			} else {
 				_, r := openRiver(t, filepath.Join(t.TempDir(), "imprint.db"), cfg)
 				eng = r
-				events, _ = runRiver(t, r)
+				events, _ = start(t, r)
 			}
 			var calls atomic.Int64
 			var lastAttempt atomic.Int64

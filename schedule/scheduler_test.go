@@ -38,9 +38,10 @@ type event struct {
 	err  error
 }
 
-// start runs s until the test ends (or stop is called) and returns the
-// channel of its job events and a stop function that waits for Run.
-func start(t *testing.T, s *Scheduler) (<-chan event, func() error) {
+// start runs s (either engine) until the test ends (or stop is called)
+// and returns the channel of its job events and a stop function that
+// waits for Run.
+func start(t *testing.T, s Engine) (<-chan event, func() error) {
 	t.Helper()
 	events := make(chan event, 100)
 	s.OnEvent(func(name string, j imprint.Job, err error) { events <- event{name, j, err} })

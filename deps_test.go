@@ -30,7 +30,7 @@ var (
 	// leaves: never a pipeline, an orchestrator or a sibling adapter.
 	adapterPackages = []string{"embedding", "httpapi", "importer", "llm", "mcp", "postgres", "schedule", "shard", "sqlite", "viewer"}
 	// wiring packages put everything together and may import anything.
-	wiringPackages = []string{"cmd", "eval"}
+	wiringPackages = []string{"cmd", "eval", "node"}
 )
 
 // orchestratorMayImport are the adapters an orchestrator reads through.

@@ -5,5 +5,5 @@
 //
 // The package imports only the standard library. Pipelines (capture,
 // extract, record, session, search) build on it; adapters (sqlite, llm/*,
-// embedding, httpapi, ...) implement its interfaces; cmd/imprint wires them.
+// embedding, httpapi, ...) implement its interfaces; package node wires them for cmd/imprint.
 package imprint

@@ -7,6 +7,6 @@
 //
 // It sits with the pipelines: it uses capture, extract, record and
 // importer, and is handed its adapters (store, LLM, embedder, job queue)
-// as root interfaces by cmd/imprint. The commands (imprint import,
+// as root interfaces by package node. The commands (imprint import,
 // imprint serve), the HTTP API and the MCP server all go through it.
 package ingest

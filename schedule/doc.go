@@ -9,13 +9,13 @@
 //
 // Two engines implement Engine. River, the default (jobs.engine: river),
 // is generic over the store's transaction type: it runs jobs through the
-// River driver cmd/imprint gives it (riversqlite on the store's writer
+// River driver package node gives it (riversqlite on the store's writer
 // connection; riverpgxv5 would do for PostgreSQL) and is installed as the
 // store's imprint.JobEngine, so that a job is inserted with River's
 // InsertTx in the same transaction as the episode it captures; its job
 // listings and stats use River's client API, never SQL on River's tables.
 // Scheduler, over the store's own jobs table, is the alternative
-// (jobs.engine: table). cmd/imprint wires one of them and, when it starts
+// (jobs.engine: table). Package node wires one of them and, when it starts
 // River, moves the table's unfinished jobs over; this package does not
 // import the store. Both keep at most one extraction per session in
 // flight.

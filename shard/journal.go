@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/fsync"
 )
 
 // JournalDirName is the folder, under a log's folder, of its journal.
@@ -73,7 +74,7 @@ func (j *Journal) Begin(name string, data []byte) (imprint.JournalEntry, error) 
 		if err := os.MkdirAll(j.dir, 0o755); err != nil {
 			return imprint.JournalEntry{}, fmt.Errorf("create journal dir: %w", err)
 		}
-		if err := SyncDir(j.log); err != nil {
+		if err := fsync.Dir(j.log); err != nil {
 			return imprint.JournalEntry{}, err
 		}
 		j.ready.Store(true)

@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/fsync"
 )
 
 // Writer appends lines to the day files of one folder. It is safe for
@@ -103,7 +103,7 @@ func appendFile(path string, data []byte) error {
 		return fmt.Errorf("append shard %s: %w", filepath.Base(path), err)
 	}
 	if created {
-		if err := SyncDir(filepath.Dir(path)); err != nil {
+		if err := fsync.Dir(filepath.Dir(path)); err != nil {
 			return fmt.Errorf("append shard %s: %w", filepath.Base(path), err)
 		}
 	}
@@ -201,26 +201,7 @@ func WriteFileSync(path string, data []byte) error {
 		os.Remove(path)
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
-	return SyncDir(filepath.Dir(path))
-}
-
-// SyncDir syncs a folder, so that the files created in or removed from it
-// so far survive a crash. Where folders cannot be synced (Windows) it does
-// nothing.
-func SyncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	serr := d.Sync()
-	cerr := d.Close()
-	if err := errors.Join(serr, cerr); err != nil {
-		return fmt.Errorf("sync dir %s: %w", filepath.Base(dir), err)
-	}
-	return nil
+	return fsync.Dir(filepath.Dir(path))
 }
 
 // Rewrite keeps, in every day file of the writer's folder, the lines keep
@@ -244,7 +225,7 @@ func (w *Writer) Rewrite(keep func(line []byte) bool) (int, error) {
 		removed += n
 	}
 	if removed > 0 {
-		if err := SyncDir(w.dir); err != nil {
+		if err := fsync.Dir(w.dir); err != nil {
 			return removed, err
 		}
 	}

@@ -3,10 +3,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/fsync"
 )
 
 // CopyTo writes a consistent copy of the database to path (VACUUM INTO: a
@@ -85,4 +88,75 @@ func (db *DB) resetVectors() {
 			delete(db.vecs, k)
 		}
 	}
+}
+
+// RebuiltFile is what RebuildFile did to the database file.
+type RebuiltFile struct {
+	// CarriedOver says the new database started as a copy of the old one
+	// (its episodes, traces, keys and jobs kept); CarryError is why it did
+	// not when the old file was there but could not be read.
+	CarriedOver bool
+	CarryError  error
+	// Backup is where the previous database is kept
+	// (path+RebuildBackupSuffix).
+	Backup string
+}
+
+// RebuildFile recreates the database at path (imprint rebuild): a fresh
+// copy of the current file when it opens (else an empty database), with
+// its records dropped (DropRecords), is handed to fill with where each
+// session's extraction stood; once fill succeeds, the current file is kept
+// as path+RebuildBackupSuffix and the new one takes its place. On error
+// the current file is left as it was. The caller keeps other writers away
+// (no imprint serve, the import lock held).
+func RebuildFile(ctx context.Context, path string, fill func(ctx context.Context, db *DB, cursors []SessionCursor) error) (RebuiltFile, error) {
+	res := RebuiltFile{Backup: path + RebuildBackupSuffix}
+	tmp := path + ".rebuild"
+	for _, p := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return res, fmt.Errorf("rebuild: %w", err)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		old, err := Open(ctx, path)
+		if err == nil {
+			err = old.CopyTo(ctx, tmp)
+			old.Close()
+		}
+		if err != nil {
+			res.CarryError = err
+			_ = os.Remove(tmp)
+		} else {
+			res.CarriedOver = true
+		}
+	}
+	db, err := Open(ctx, tmp)
+	if err != nil {
+		return res, fmt.Errorf("rebuild: %w", err)
+	}
+	cursors, err := db.DropRecords(ctx)
+	if err == nil {
+		err = fill(ctx, db, cursors)
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, fmt.Errorf("rebuild: %w", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		if err := os.Rename(path, res.Backup); err != nil {
+			return res, fmt.Errorf("rebuild: keep the previous database: %w", err)
+		}
+		for _, ext := range []string{"-wal", "-shm"} {
+			_ = os.Remove(path + ext)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return res, fmt.Errorf("rebuild: %w", err)
+	}
+	if err := fsync.Dir(filepath.Dir(path)); err != nil {
+		return res, fmt.Errorf("rebuild: %w", err)
+	}
+	return res, nil
 }

@@ -1,30 +1,28 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/importer"
-	"github.com/imprint-dev/imprint/llm"
+	"github.com/imprint-dev/imprint/node"
 )
 
 // App is what every subcommand uses: the loaded configuration, the scope of
-// the invocation, the standard streams, a logger, and lazily opened
-// adapters (store, LLM, embedder) that run closes when the command ends.
+// the invocation, the standard streams, a logger, and the node built from
+// the configuration (package node: store, LLM, embedder and pipelines,
+// opened on first use), which run closes when the command ends.
 //
-// Config, Logger and the scope are set before a subcommand's RunE runs.
-// Store, LLM and Embedder are safe for concurrent use.
+// Config, Logger, the node and the scope are set before a subcommand's
+// RunE runs.
 type App struct {
 	// Config is the configuration in effect (flags > env > file > defaults).
 	Config *config.Config
@@ -38,6 +36,7 @@ type App struct {
 	// Logger writes text logs to Stderr at --log-level.
 	Logger *slog.Logger
 
+	node *node.Node
 	// isTerminal reports whether w is a terminal, where progress bars are
 	// drawn; nil checks the file descriptor of an *os.File (tests set it).
 	isTerminal func(w io.Writer) bool
@@ -51,24 +50,6 @@ type App struct {
 	// agentChosen says --agent or IMPRINT_AGENT chose the agent.
 	agentChosen bool
 	started     bool // setup ran: errors after it are not usage errors
-
-	// recorder receives every LLM call attempt (see LLMCalls).
-	recorder llm.LogRecorder
-
-	mu      sync.Mutex
-	store   imprint.Store
-	closers []func() error
-	llmDone bool
-	llm     imprint.LLM
-	llmErr  error
-	// budget is the LLM client's budget (nil: none); maxLLMCalls is
-	// import --max-llm-calls and clock a test's clock (budget.go).
-	budget      *llm.Budget
-	maxLLMCalls int
-	clock       llm.Clock
-	embDone     bool
-	embedder    imprint.Embedder
-	embErr      error
 }
 
 // configKeyAnnotation marks a command flag that sets a configuration key
@@ -157,6 +138,7 @@ func (a *App) setup(cmd *cobra.Command) error {
 		return err
 	}
 	a.Config = cfg
+	a.node = node.New(cfg, a.Logger)
 	return nil
 }
 
@@ -184,59 +166,6 @@ func (a *App) ScopeFor(source string) imprint.Scope {
 		sc.Agent = d
 	}
 	return sc
-}
-
-// Store opens the configured store on first use and returns it; later calls
-// return the same store, which run closes when the command ends. Errors:
-// ErrInvalid for a store value that is not supported, ErrUnavailable when
-// the database cannot be opened.
-func (a *App) Store(ctx context.Context) (imprint.Store, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.store != nil {
-		return a.store, nil
-	}
-	st, err := openStore(ctx, a.Config)
-	if err != nil {
-		return nil, err
-	}
-	a.store = st
-	a.recorder.SetLog(st)
-	a.closers = append(a.closers, func() error {
-		a.recorder.SetLog(nil)
-		return st.Close()
-	})
-	return st, nil
-}
-
-// LLM returns the configured LLM client, or nil (and no error) when
-// llm.provider is none. The client is built once; every call it makes is
-// recorded in the store's call log (when the store is open) and in memory.
-func (a *App) LLM() (imprint.LLM, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.llmDone {
-		a.llm, a.llmErr = a.buildLLM()
-		a.llmDone = true
-	}
-	return a.llm, a.llmErr
-}
-
-// LLMCalls returns the in-memory record of every LLM call attempt made
-// through a.LLM() in this invocation (for usage summaries); the same calls
-// go to the store's call log when the store is open.
-func (a *App) LLMCalls() *llm.MemoryRecorder { return &a.recorder.Mem }
-
-// Embedder returns the configured embedder (cached in memory), or nil (and
-// no error) when embedding.provider is none.
-func (a *App) Embedder() (imprint.Embedder, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.embDone {
-		a.embedder, a.embErr = a.buildEmbedder()
-		a.embDone = true
-	}
-	return a.embedder, a.embErr
 }
 
 // PrintJSON writes v to Stdout as one line of JSON.
@@ -284,21 +213,11 @@ func (a *App) Printf(format string, args ...any) {
 	fmt.Fprintf(a.Stdout, format, args...)
 }
 
-// Close releases what the App opened (the store last). run calls it once
-// the command returns.
+// Close releases what the node opened. run calls it once the command
+// returns.
 func (a *App) Close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var errs []error
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		if err := a.closers[i](); err != nil {
-			errs = append(errs, err)
-		}
+	if a.node == nil {
+		return nil
 	}
-	a.closers = nil
-	a.store = nil
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("close: %w", err)
-	}
-	return nil
+	return a.node.Close()
 }

@@ -6,6 +6,23 @@ import (
 	"testing"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/node"
+)
+
+// Names the tests read the data dir and the command's output by.
+const (
+	// dbFileName is the SQLite file inside the data dir.
+	dbFileName = node.DBFileName
+	// doctorPingOp is the op of doctor's LLM test call.
+	doctorPingOp = ingest.DoctorPingOp
+)
+
+type (
+	// checkResult is one line of imprint doctor.
+	checkResult = ingest.Check
+	// importSummary is the one object imprint import --json prints.
+	importSummary = ingest.Summary
 )
 
 // envMap returns a lookup over m, standing in for the process environment.

@@ -7,11 +7,11 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
-	"github.com/imprint-dev/imprint/ingest"
+	"github.com/imprint-dev/imprint/node"
 )
 
 func newExtractCmd(a *App) *cobra.Command {
-	var session, server, token string
+	var session string
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "extract",
@@ -22,33 +22,23 @@ func newExtractCmd(a *App) *cobra.Command {
 			"the messages of a failed window stay pending.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
 			if session != "" && all {
 				return imprint.Invalidf("--session and --all exclude each other")
 			}
-			if c, err := a.remoteClient(cmd, server, token); err != nil {
-				return err
-			} else if c != nil {
-				return a.remoteExtract(ctx, c, session)
-			}
-			r, err := a.extractRunner(ctx)
-			if err != nil {
-				return err
-			}
-			st, err := a.Store(ctx)
+			acc, err := a.access(cmd, false)
 			if err != nil {
 				return err
 			}
 			var windows, stored int
-			err = ingest.ExtractNow(ctx, st, r, a.Scope(), session, func(res extract.Result) error {
+			err = acc.Extract(cmd.Context(), a.Scope(), session, func(res extract.Result) error {
 				windows++
 				stored += res.StoredCount
 				return a.Print(res, res.WriteText)
 			})
-			if errors.Is(err, imprint.ErrInvalid) && windows == 0 {
-				return err // a session the scope does not have
-			} else if err != nil {
+			if errors.As(err, new(*node.WindowError)) {
 				return withExitCode(exitFailure, err) // a failed window, printed
+			} else if err != nil {
+				return err
 			}
 			if !a.JSON {
 				a.Printf("%d windows, %d memories stored or updated\n", windows, stored)
@@ -58,6 +48,5 @@ func newExtractCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&session, "session", "", "extract this session only")
 	cmd.Flags().BoolVar(&all, "all", false, "extract every session of the scope")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }

@@ -27,7 +27,6 @@ func newHookCmd(a *App) *cobra.Command {
 			return fmt.Errorf("unknown host %q (hosts: claude-code)", args[0])
 		},
 	}
-	var server, token string
 	var budget int
 	cc := &cobra.Command{
 		Use:   "claude-code EVENT",
@@ -45,13 +44,16 @@ func newHookCmd(a *App) *cobra.Command {
 			"the reason goes to stderr on one line, so a hook never blocks the user's prompt or stop.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			api, err := a.hookClient(cmd, server, token)
+			c, token, err := a.remote(cmd)
+			if err != nil {
+				return err
+			}
+			api, err := a.node.HookClient(c, token)
 			if err != nil {
 				return err
 			}
 			h := &ingest.ClaudeCodeHook{API: api, Scope: a.ScopeFor(importer.SourceClaudeCode), DataDir: a.Config.DataDir, RecallBudget: budget}
-			text, err := h.Run(ctx, args[0], a.Stdin)
+			text, err := h.Run(cmd.Context(), args[0], a.Stdin)
 			if err != nil {
 				return err
 			}
@@ -61,8 +63,7 @@ func newHookCmd(a *App) *cobra.Command {
 			return nil
 		},
 	}
-	addServerFlags(cc, &server, &token)
-	cc.Flags().IntVar(&budget, "budget-tokens", hookRecallBudget, "token budget of the recalled context (UserPromptSubmit)")
+	addServerFlags(cc).Flags().IntVar(&budget, "budget-tokens", hookRecallBudget, "token budget of the recalled context (UserPromptSubmit)")
 	hook.AddCommand(cc)
 	return hook
 }

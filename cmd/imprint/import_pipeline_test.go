@@ -42,11 +42,11 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 			if err != nil {
 				return err
 			}
-			rec, err := a.l0Recorder(ctx)
+			rec, err := a.node.Recorder(ctx)
 			if err != nil {
 				return err
 			}
-			capRunner, err := a.captureRunner(ctx)
+			capRunner, err := a.node.Capture(ctx)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ func importOneByOne(t *testing.T, dataDir string, paths ...string) {
 					}
 				}
 			}
-			r, err := a.extractRunner(ctx)
+			r, err := a.node.Extract(ctx)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"strings"
 
@@ -63,7 +62,7 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 			if err := ks.Validate(); err != nil {
 				return err
 			}
-			keys, err := a.keyStore(cmd.Context())
+			keys, err := a.node.KeyStore(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -85,7 +84,7 @@ func newKeysListCmd(a *App) *cobra.Command {
 		Short: "List the API keys, oldest first (never their tokens)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			keys, err := a.keyStore(cmd.Context())
+			keys, err := a.node.KeyStore(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -104,7 +103,7 @@ func newKeysRevokeCmd(a *App) *cobra.Command {
 		Short: "Revoke an API key: from now on it opens nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			keys, err := a.keyStore(cmd.Context())
+			keys, err := a.node.KeyStore(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -115,17 +114,4 @@ func newKeysRevokeCmd(a *App) *cobra.Command {
 			return a.Print(k, func(w io.Writer) error { return clitext.KeyRevoked(w, k) })
 		},
 	}
-}
-
-// keyStore returns the configured store's API keys.
-func (a *App) keyStore(ctx context.Context) (imprint.APIKeyStore, error) {
-	st, err := a.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	keys, ok := st.(imprint.APIKeyStore)
-	if !ok {
-		return nil, imprint.Invalidf("store %q keeps no API keys", a.Config.Store)
-	}
-	return keys, nil
 }

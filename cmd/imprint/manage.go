@@ -1,23 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/curate"
-	"github.com/imprint-dev/imprint/extract"
-	"github.com/imprint-dev/imprint/httpapi"
 	"github.com/imprint-dev/imprint/internal/clitext"
-	"github.com/imprint-dev/imprint/redact"
-	"github.com/imprint-dev/imprint/shard"
 )
 
 // This file is memory management by hand: remember, memories show, edit
@@ -26,45 +18,19 @@ import (
 // commands go through its HTTP API so that its shards and indexes stay its
 // own (a purge rewrites the shards).
 
-// localMemories returns curate's Manager over the store, the runner's
-// dedup and write path and the data dir's shards.
-func (a *App) localMemories(ctx context.Context, runner *extract.Runner) (*curate.Manager, error) {
-	st, err := a.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	records, err := shard.NewWriter(filepath.Join(a.Config.DataDir, "records"))
-	if err != nil {
-		return nil, fmt.Errorf("memories: %w", err)
-	}
-	conv, err := shard.NewWriter(filepath.Join(a.Config.DataDir, "conversations"))
-	if err != nil {
-		return nil, fmt.Errorf("memories: %w", err)
-	}
-	return curate.New(curate.Deps{Store: st, Extract: runner, Records: records, Conversations: conv,
-		Redact: redact.String, Logger: a.Logger}), nil
-}
-
 // memoriesAPI returns where memory management runs: --server (or
 // IMPRINT_SERVER), else the imprint serve holding the data dir, else the
 // data dir itself.
-func (a *App) memoriesAPI(cmd *cobra.Command, server, token string) (imprint.Memories, error) {
-	c, err := a.serviceClient(cmd, server, token)
+func (a *App) memoriesAPI(cmd *cobra.Command) (imprint.Memories, error) {
+	acc, err := a.access(cmd, true)
 	if err != nil {
 		return nil, err
 	}
-	if c != nil {
-		return httpapi.ClientMemories{C: c}, nil
-	}
-	runner, err := a.extractRunner(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
-	return a.localMemories(cmd.Context(), runner)
+	return acc.Memories(cmd.Context())
 }
 
 func newRememberCmd(a *App) *cobra.Command {
-	var typ, session, workspace, server, token string
+	var typ, session, workspace string
 	cmd := &cobra.Command{
 		Use:   "remember TEXT",
 		Short: "Add a memory by hand (deduplicated like extracted ones)",
@@ -72,7 +38,7 @@ func newRememberCmd(a *App) *cobra.Command {
 			"a text a live memory already says adds nothing and prints that memory.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			api, err := a.memoriesAPI(cmd, server, token)
+			api, err := a.memoriesAPI(cmd)
 			if err != nil {
 				return err
 			}
@@ -87,18 +53,16 @@ func newRememberCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&typ, "type", "", "persona, episodic or instruction (default: inferred from the text)")
 	cmd.Flags().StringVar(&session, "session", "", "the session the memory belongs to")
 	cmd.Flags().StringVar(&workspace, "workspace", "", "keep the memory in this workspace (project); default: every workspace")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }
 
 func newMemoriesShowCmd(a *App) *cobra.Command {
-	var server, token string
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Print a memory with its history and the messages it came from",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			api, err := a.memoriesAPI(cmd, server, token)
+			api, err := a.memoriesAPI(cmd)
 			if err != nil {
 				return err
 			}
@@ -109,18 +73,17 @@ func newMemoriesShowCmd(a *App) *cobra.Command {
 			return a.Print(d, func(w io.Writer) error { return clitext.MemoryDetail(w, d) })
 		},
 	}
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }
 
 func newMemoriesEditCmd(a *App) *cobra.Command {
-	var typ, server, token string
+	var typ string
 	cmd := &cobra.Command{
 		Use:   "edit ID TEXT",
 		Short: "Correct a memory: a new version supersedes it",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			api, err := a.memoriesAPI(cmd, server, token)
+			api, err := a.memoriesAPI(cmd)
 			if err != nil {
 				return err
 			}
@@ -132,13 +95,11 @@ func newMemoriesEditCmd(a *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&typ, "type", "", "change the type: persona, episodic or instruction")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }
 
 func newMemoriesForgetCmd(a *App) *cobra.Command {
 	var purge, withSources bool
-	var server, token string
 	cmd := &cobra.Command{
 		Use:   "forget ID",
 		Short: "Forget a memory (kept in history), or with --purge remove it and all its versions everywhere",
@@ -150,7 +111,7 @@ func newMemoriesForgetCmd(a *App) *cobra.Command {
 			if withSources && !purge {
 				return imprint.Invalidf("--with-sources needs --purge")
 			}
-			api, err := a.memoriesAPI(cmd, server, token)
+			api, err := a.memoriesAPI(cmd)
 			if err != nil {
 				return err
 			}
@@ -170,12 +131,11 @@ func newMemoriesForgetCmd(a *App) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&purge, "purge", false, "remove the memory and all its versions everywhere")
 	cmd.Flags().BoolVar(&withSources, "with-sources", false, "with --purge, also remove the messages it came from")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }
 
 func newForgetCmd(a *App) *cobra.Command {
-	var session, before, server, token string
+	var session, before string
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "forget --session S | --before DATE --yes",
@@ -194,7 +154,7 @@ func newForgetCmd(a *App) *cobra.Command {
 			if f.SessionID == "" && f.Before.IsZero() {
 				return usageError{imprint.Invalidf("forget needs --session or --before")}
 			}
-			api, err := a.memoriesAPI(cmd, server, token)
+			api, err := a.memoriesAPI(cmd)
 			if err != nil {
 				return err
 			}
@@ -212,8 +172,7 @@ func newForgetCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&session, "session", "", "forget the memories of this session")
 	cmd.Flags().StringVar(&before, "before", "", "forget the memories last updated before this date (YYYY-MM-DD, UTC, or RFC 3339)")
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm the bulk forget")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }
 
 // unknownID makes a memory id the user gave that is not in the scope a

@@ -5,14 +5,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/internal/clitext"
-	"github.com/imprint-dev/imprint/record"
 )
 
 func newRecordCmd(a *App) *cobra.Command {
-	var session, server, token string
+	var session string
 	cmd := &cobra.Command{
 		Use:   "record --session KEY [FILE|-]...",
 		Short: "Append L0 messages to a session (never runs extraction itself)",
@@ -22,34 +20,16 @@ func newRecordCmd(a *App) *cobra.Command {
 			"have arrived since the last extraction, the session is marked due (imprint serve or\n" +
 			"imprint extract carries it out).",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
 			batches, err := ingest.ReadMessageFiles(a.Stdin, args, session, a.Scope())
 			if err != nil {
 				return err
 			}
-			if c, err := a.remoteClient(cmd, server, token); err != nil {
-				return err
-			} else if c != nil {
-				for _, b := range batches {
-					if b.BetweenPeople {
-						return imprint.Invalidf("between_people: not supported with --server yet (POST /v1/messages does not take it); record locally")
-					}
-					res, err := c.Record(ctx, b.Scope, b.SessionID, b.Messages)
-					if err != nil {
-						return err
-					}
-					if err := a.Print(res, func(w io.Writer) error { return clitext.Record(w, res) }); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			rec, err := a.l0Recorder(ctx)
+			acc, err := a.access(cmd, false)
 			if err != nil {
 				return err
 			}
 			for _, b := range batches {
-				res, err := rec.RecordSession(ctx, b.Scope, record.Session{SessionID: b.SessionID, Messages: b.Messages, BetweenPeople: b.BetweenPeople})
+				res, err := acc.Record(cmd.Context(), b)
 				if err != nil {
 					return err
 				}
@@ -61,6 +41,5 @@ func newRecordCmd(a *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "session key the messages belong to")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	return addServerFlags(cmd)
 }

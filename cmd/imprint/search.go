@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,8 +11,8 @@ import (
 )
 
 func newSearchCmd(a *App) *cobra.Command {
-	var kind, session, workspace, server, token string
-	var limit int
+	var kind string
+	var q imprint.SearchQuery
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Hybrid recall: keyword (BM25) and vector results fused by RRF",
@@ -21,36 +22,70 @@ func newSearchCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if limit <= 0 {
+			if q.Limit <= 0 {
 				return imprint.Invalidf("--limit must be positive")
 			}
-			if err := imprint.ValidateWorkspace("--workspace", workspace); err != nil {
+			if err := imprint.ValidateWorkspace("--workspace", q.Workspace); err != nil {
 				return err
 			}
-			q := imprint.SearchQuery{Scope: a.Scope(), Text: strings.Join(args, " "), Kinds: kinds, SessionID: session, Workspace: workspace, Limit: limit}
-			var hits []imprint.Hit
-			if c, err := a.remoteClient(cmd, server, token); err != nil {
+			acc, err := a.access(cmd, false)
+			if err != nil {
 				return err
-			} else if c != nil {
-				if hits, err = c.Search(cmd.Context(), q); err != nil {
-					return err
-				}
-			} else {
-				s, err := a.searcher(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if hits, err = s.Search(cmd.Context(), q); err != nil {
-					return err
-				}
+			}
+			q.Scope, q.Text, q.Kinds = a.Scope(), strings.Join(args, " "), kinds
+			hits, err := acc.Search(cmd.Context(), q)
+			if err != nil {
+				return err
 			}
 			return printList(a, hits, clitext.Hits)
 		},
 	}
 	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")
-	cmd.Flags().StringVar(&session, "session", "", "only records of this session")
-	cmd.Flags().StringVar(&workspace, "workspace", "", workspaceUsage)
-	cmd.Flags().IntVar(&limit, "limit", 10, "at most this many hits")
-	addServerFlags(cmd, &server, &token)
-	return cmd
+	cmd.Flags().StringVar(&q.SessionID, "session", "", "only records of this session")
+	workspaceFlag(cmd, &q.Workspace)
+	cmd.Flags().IntVar(&q.Limit, "limit", 10, "at most this many hits")
+	return addServerFlags(cmd)
+}
+
+func newRecallCmd(a *App) *cobra.Command {
+	var q imprint.RecallQuery
+	cmd := &cobra.Command{
+		Use:   "recall QUERY",
+		Short: "Print the context block an agent injects before answering (standing instructions first)",
+		Long: "recall prints what an agent should know before answering QUERY, within a token budget:\n" +
+			"the scope's standing instructions, then the most relevant live memories (scope-wide),\n" +
+			"then the most relevant traces (of --session when given). With --json it prints\n" +
+			"{context, hits}. With --server it asks a running imprint serve.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if q.BudgetTokens < 0 {
+				return imprint.Invalidf("--budget-tokens must not be negative")
+			}
+			if err := imprint.ValidateWorkspace("--workspace", q.Workspace); err != nil {
+				return err
+			}
+			acc, err := a.access(cmd, false)
+			if err != nil {
+				return err
+			}
+			q.Scope, q.Text = a.Scope(), strings.Join(args, " ")
+			res, err := acc.Recall(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			if a.JSON {
+				return a.PrintJSON(res)
+			}
+			if strings.TrimSpace(res.Context) == "" {
+				fmt.Fprintln(a.Stderr, "imprint: nothing to recall")
+				return nil
+			}
+			a.Printf("%s\n", strings.TrimRight(res.Context, "\n"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&q.SessionID, "session", "", "recall the traces of this session")
+	cmd.Flags().StringVar(&q.Workspace, "workspace", "", "recall in this workspace (project): its records and those of no workspace; default: every workspace")
+	cmd.Flags().IntVar(&q.BudgetTokens, "budget-tokens", imprint.DefaultRecallBudget, "token budget of the context block")
+	return addServerFlags(cmd)
 }

@@ -1,9 +1,10 @@
-package main
+package node
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -25,8 +26,8 @@ import (
 // This file is the only place that picks concrete adapters for the
 // configuration.
 
-// dbFileName is the SQLite file inside the data dir.
-const dbFileName = "imprint.db"
+// DBFileName is the SQLite file inside the data dir.
+const DBFileName = "imprint.db"
 
 // openStore opens the store named by cfg.Store (the SQLite file of the
 // data dir, or the PostgreSQL database of a postgres:// URL), creating the
@@ -42,26 +43,26 @@ func openStore(ctx context.Context, cfg *config.Config) (imprint.Store, error) {
 		}
 		return db, nil
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, dbFileName))
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, DBFileName))
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return db, nil
 }
 
-// storeName names the store of cfg for people: its kind and where it is
+// StoreName names the store of cfg for people: its kind and where it is
 // (a URL without its password).
-func storeName(cfg *config.Config) string {
+func StoreName(cfg *config.Config) string {
 	if config.IsPostgresURL(cfg.Store) {
 		return "postgres " + config.MaskURL(cfg.Store)
 	}
-	return "sqlite " + filepath.Join(cfg.DataDir, dbFileName)
+	return "sqlite " + filepath.Join(cfg.DataDir, DBFileName)
 }
 
-// buildLLM builds the LLM client for a.Config.LLM, with its budget; nil
-// when the provider is none. a.mu is held.
-func (a *App) buildLLM() (imprint.LLM, error) {
-	c := a.Config.LLM
+// buildLLM builds the LLM client for n.Config.LLM, with its budget; nil
+// when the provider is none. n.mu is held.
+func (n *Node) buildLLM() (imprint.LLM, error) {
+	c := n.Config.LLM
 	var p llm.Provider
 	switch c.Provider {
 	case config.ProviderNone:
@@ -73,15 +74,15 @@ func (a *App) buildLLM() (imprint.LLM, error) {
 	default:
 		return nil, imprint.Invalidf("config llm.provider: unknown provider %q", c.Provider)
 	}
-	a.budget = a.newBudget()
+	n.budget = n.newBudget()
 	return llm.New(p, llm.Options{
-		Budget:      a.budget,
+		Budget:      n.budget,
 		Timeout:     c.Timeout,
 		MaxRetries:  retries(c.MaxRetries),
 		Concurrency: c.Concurrency,
-		Recorder:    &a.recorder,
+		Recorder:    &n.recorder,
 		Redact:      redact.String,
-		Logger:      a.Logger,
+		Logger:      n.Logger,
 	}), nil
 }
 
@@ -94,13 +95,13 @@ func retries(n int) int {
 	return n
 }
 
-// buildEmbedder builds the embedder for a.Config.Embedding; nil when the
+// buildEmbedder builds the embedder for n.Config.Embedding; nil when the
 // provider is none.
-func (a *App) buildEmbedder() (imprint.Embedder, error) {
-	return embedding.FromConfig(a.Config.Embedding, a.Config.LLM.Timeout, retries(a.Config.LLM.MaxRetries))
+func (n *Node) buildEmbedder() (imprint.Embedder, error) {
+	return embedding.FromConfig(n.Config.Embedding, n.Config.LLM.Timeout, retries(n.Config.LLM.MaxRetries))
 }
 
-// jobEngine builds the durable-job engine of imprint serve named by
+// JobEngine builds the durable-job engine of imprint serve named by
 // jobs.engine: the Scheduler over the store's jobs table, or River on the
 // store's own database through River's driver for it (riversqlite on the
 // sqlite store's writer pool), installed as the store's job engine so that
@@ -110,41 +111,41 @@ func (a *App) buildEmbedder() (imprint.Embedder, error) {
 // pool, listening for new jobs), whatever jobs.engine says: several nodes
 // may share the database, and River with the store's node leases hands a
 // stopped node's running jobs to the others (schedule.RiverConfig.Nodes).
-func (a *App) jobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
+func (n *Node) JobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
 	if pg, ok := svc.(*postgres.DB); ok {
 		host, _ := imprint.AsJobEngineHost[pgx.Tx](svc)
 		eng, err := schedule.NewRiver(ctx, riverpgxv5.New(pg.Pool()), svc,
-			schedule.RiverConfig{Config: sc, Listen: pg.CanListen(), Nodes: pg}, a.Logger)
+			schedule.RiverConfig{Config: sc, Listen: pg.CanListen(), Nodes: pg}, n.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("jobs engine river: %w", err)
 		}
-		return installEngine(ctx, host, eng, a)
+		return installEngine(ctx, host, eng, n.Logger)
 	}
-	if a.Config.Jobs.Engine != config.JobsEngineRiver {
-		return schedule.New(svc, sc, a.Logger), nil
+	if n.Config.Jobs.Engine != config.JobsEngineRiver {
+		return schedule.New(svc, sc, n.Logger), nil
 	}
 	db, ok := svc.(*sqlite.DB)
 	host, hosts := imprint.AsJobEngineHost[*sql.Tx](svc)
 	if !ok || !hosts {
-		return nil, imprint.Invalidf("config jobs.engine (%s): river runs on the sqlite and postgres stores only", a.Config.Source("jobs.engine"))
+		return nil, imprint.Invalidf("config jobs.engine (%s): river runs on the sqlite and postgres stores only", n.Config.Source("jobs.engine"))
 	}
-	eng, err := schedule.NewRiver(ctx, riversqlite.New(db.WriterDB()), svc, schedule.RiverConfig{Config: sc}, a.Logger)
+	eng, err := schedule.NewRiver(ctx, riversqlite.New(db.WriterDB()), svc, schedule.RiverConfig{Config: sc}, n.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	}
-	return installEngine(ctx, host, eng, a)
+	return installEngine(ctx, host, eng, n.Logger)
 }
 
 // installEngine makes eng the store's job engine and moves the unfinished
 // jobs of the store's jobs table into it.
-func installEngine[TTx any](ctx context.Context, host imprint.JobEngineHost[TTx], eng *schedule.River[TTx], a *App) (schedule.Engine, error) {
+func installEngine[TTx any](ctx context.Context, host imprint.JobEngineHost[TTx], eng *schedule.River[TTx], logger *slog.Logger) (schedule.Engine, error) {
 	if err := host.SetJobEngine(eng); err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	}
 	if n, err := host.HandOverTableJobs(ctx); err != nil {
 		return nil, fmt.Errorf("jobs engine river: %w", err)
 	} else if n > 0 {
-		a.Logger.Info("unfinished jobs of the jobs table moved to river", "jobs", n)
+		logger.Info("unfinished jobs of the jobs table moved to river", "jobs", n)
 	}
 	return eng, nil
 }

@@ -170,16 +170,12 @@ func (a *App) ScopeFor(source string) imprint.Scope {
 
 // PrintJSON writes v to Stdout as one line of JSON.
 func (a *App) PrintJSON(v any) error {
-	if err := newJSONEncoder(a.Stdout).Encode(v); err != nil {
+	enc := json.NewEncoder(a.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil
-}
-
-func newJSONEncoder(w io.Writer) *json.Encoder {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc
 }
 
 // Print writes v on Stdout: one JSON line with --json, else what text

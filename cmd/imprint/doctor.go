@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/imprint-dev/imprint/internal/clitext"
 )
 
 func newDoctorCmd(a *App) *cobra.Command {
@@ -27,7 +29,7 @@ func newDoctorCmd(a *App) *cobra.Command {
 				return err
 			}
 			if failed := d.Failed(); len(failed) > 0 {
-				return withExitCode(exitFailure, fmt.Errorf("doctor: %d of %d checks failed: %s", len(failed), len(d.Checks), strings.Join(failed, ", ")))
+				return clitext.WithExitCode(clitext.ExitFailure, fmt.Errorf("doctor: %d of %d checks failed: %s", len(failed), len(d.Checks), strings.Join(failed, ", ")))
 			}
 			return nil
 		},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/internal/pgtest"
 	"github.com/imprint-dev/imprint/llm/llmtest"
 )
@@ -300,31 +298,4 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestExitCodes(t *testing.T) {
-	t.Parallel()
-	// exitCode is the one place errors become exit codes.
-	tests := []struct {
-		err  error
-		want int
-	}{
-		{nil, 0},
-		{usageError{os.ErrInvalid}, 2},
-		{errorsJoin("wrapped invalid", invalidErr()), 2},
-		{conflictErr(), 2},
-		{os.ErrNotExist, 1},
-		{withExitCode(1, invalidErr()), 1},
-	}
-	for _, tt := range tests {
-		if got := exitCode(tt.err, false); got != tt.want {
-			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
-		}
-	}
-}
-
-func invalidErr() error  { return imprint.Invalidf("field x is required") }
-func conflictErr() error { return imprint.Conflictf("episode e belongs to another scope") }
-func errorsJoin(msg string, err error) error {
-	return fmt.Errorf("%s: %w", msg, err)
 }

@@ -83,7 +83,7 @@ func TestEvalLoCoMoBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := runImprint(t, nil, append([]string{"eval", "locomo", "--data-dir", t.TempDir()}, args...)...)
-			if r.code != exitUsage {
+			if r.code != 2 {
 				t.Fatalf("exit %d, want 2: %s", r.code, r.stderr)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/imprint-dev/imprint/internal/clitext"
+
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/node"
@@ -36,7 +38,7 @@ func newExtractCmd(a *App) *cobra.Command {
 				return a.Print(res, res.WriteText)
 			})
 			if errors.As(err, new(*node.WindowError)) {
-				return withExitCode(exitFailure, err) // a failed window, printed
+				return clitext.WithExitCode(clitext.ExitFailure, err) // a failed window, printed
 			} else if err != nil {
 				return err
 			}

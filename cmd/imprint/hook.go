@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/imprint-dev/imprint/internal/clitext"
+
 	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/ingest"
 )
@@ -85,5 +87,5 @@ func isHook(root *cobra.Command, args []string) bool {
 func (a *App) hookWarning(err error) int {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	fmt.Fprintf(a.Stderr, "imprint hook: warning: %s\n", msg)
-	return exitOK
+	return clitext.ExitOK
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/clitext"
 	"github.com/imprint-dev/imprint/llm/llmtest"
 )
 
@@ -41,7 +42,7 @@ func runImprintApp(t *testing.T, configure func(*App), env map[string]string, ar
 	if cerr := a.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
-	code := a.finish(err)
+	code := clitext.WriteError(&stderr, err, a.JSON, !a.started)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 

@@ -52,11 +52,11 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 				ks.Agent = a.flags.agent
 			}
 			if strings.TrimSpace(ks.Tenant) == "" {
-				return usageError{imprint.Invalidf("keys create needs --tenant")}
+				return clitext.UsageError{Err: imprint.Invalidf("keys create needs --tenant")}
 			}
 			for _, p := range []struct{ flag, v string }{{"user", ks.User}, {"agent", ks.Agent}} {
 				if cmd.Flags().Changed(p.flag) && strings.TrimSpace(p.v) == "" {
-					return usageError{imprint.Invalidf("--%s must not be empty (leave it out to cover every %s)", p.flag, p.flag)}
+					return clitext.UsageError{Err: imprint.Invalidf("--%s must not be empty (leave it out to cover every %s)", p.flag, p.flag)}
 				}
 			}
 			if err := ks.Validate(); err != nil {

@@ -46,7 +46,9 @@ func runEnv(ctx context.Context, args []string, lookupEnv func(string) (string, 
 	if err != nil && isHook(root, args) {
 		return a.hookWarning(err)
 	}
-	return a.finish(err)
+	// An error before setup ran is a usage error from cobra (unknown
+	// command, bad arguments), which cobra reports as plain errors.
+	return clitext.WriteError(a.Stderr, err, a.JSON, !a.started)
 }
 
 // commands lists every subcommand of imprint. Add new commands here.
@@ -101,7 +103,7 @@ func newRootCmd(a *App) *cobra.Command {
 	f.StringVar(&a.flags.tenant, "tenant", "", "scope tenant (env IMPRINT_TENANT; default \"default\")")
 	f.StringVar(&a.flags.user, "user", "", "scope user (env IMPRINT_USER; default \"default\")")
 	f.StringVar(&a.flags.agent, "agent", "", "scope agent (env IMPRINT_AGENT; default \"default\")")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return clitext.UsageError{Err: err} })
 	root.AddCommand(commands(a)...)
 	return root
 }

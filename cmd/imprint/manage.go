@@ -152,7 +152,7 @@ func newForgetCmd(a *App) *cobra.Command {
 				f.Before = t
 			}
 			if f.SessionID == "" && f.Before.IsZero() {
-				return usageError{imprint.Invalidf("forget needs --session or --before")}
+				return clitext.UsageError{Err: imprint.Invalidf("forget needs --session or --before")}
 			}
 			api, err := a.memoriesAPI(cmd)
 			if err != nil {
@@ -164,7 +164,7 @@ func newForgetCmd(a *App) *cobra.Command {
 				return err
 			}
 			if !yes {
-				return usageError{imprint.Invalidf("would forget %s; add --yes", clitext.Count(n, "memory", "memories"))}
+				return clitext.UsageError{Err: imprint.Invalidf("would forget %s; add --yes", clitext.Count(n, "memory", "memories"))}
 			}
 			return a.Print(map[string]int{"forgotten": n}, func(w io.Writer) error { return clitext.ForgotMany(w, n) })
 		},
@@ -179,7 +179,7 @@ func newForgetCmd(a *App) *cobra.Command {
 // bad input (exit 2; --json still says not_found).
 func unknownID(err error) error {
 	if errors.Is(err, imprint.ErrNotFound) {
-		return withExitCode(exitUsage, err)
+		return clitext.WithExitCode(clitext.ExitUsage, err)
 	}
 	return err
 }

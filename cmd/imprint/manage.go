@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,7 +67,7 @@ func newMemoriesShowCmd(a *App) *cobra.Command {
 			}
 			d, err := api.Show(cmd.Context(), a.Scope(), args[0])
 			if err != nil {
-				return unknownID(err)
+				return err
 			}
 			return a.Print(d, func(w io.Writer) error { return clitext.MemoryDetail(w, d) })
 		},
@@ -89,7 +88,7 @@ func newMemoriesEditCmd(a *App) *cobra.Command {
 			}
 			m, err := api.Edit(cmd.Context(), imprint.EditRequest{Scope: a.Scope(), ID: args[0], Content: args[1], Type: imprint.MemoryType(typ)})
 			if err != nil {
-				return unknownID(err)
+				return err
 			}
 			return a.Print(m, func(w io.Writer) error { return clitext.Edited(w, args[0], m) })
 		},
@@ -118,13 +117,13 @@ func newMemoriesForgetCmd(a *App) *cobra.Command {
 			if purge {
 				res, err := api.Purge(cmd.Context(), a.Scope(), args[0], imprint.PurgeOptions{WithSources: withSources})
 				if err != nil {
-					return unknownID(err)
+					return err
 				}
 				return a.Print(res, func(w io.Writer) error { return clitext.Purged(w, res) })
 			}
 			m, err := api.Forget(cmd.Context(), a.Scope(), args[0])
 			if err != nil {
-				return unknownID(err)
+				return err
 			}
 			return a.Print(m, func(w io.Writer) error { return clitext.Forgot(w, m) })
 		},
@@ -145,11 +144,11 @@ func newForgetCmd(a *App) *cobra.Command {
 			var f imprint.ForgetFilter
 			f.SessionID = strings.TrimSpace(session)
 			if before != "" {
-				t, err := parseDay(before)
+				t, err := imprint.ParseTime(before)
 				if err != nil {
-					return err
+					return fmt.Errorf("--before: %w", err)
 				}
-				f.Before = t
+				f.Before = t.Time
 			}
 			if f.SessionID == "" && f.Before.IsZero() {
 				return clitext.UsageError{Err: imprint.Invalidf("forget needs --session or --before")}
@@ -173,27 +172,6 @@ func newForgetCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&before, "before", "", "forget the memories last updated before this date (YYYY-MM-DD, UTC, or RFC 3339)")
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm the bulk forget")
 	return addServerFlags(cmd)
-}
-
-// unknownID makes a memory id the user gave that is not in the scope a
-// bad input (exit 2; --json still says not_found).
-func unknownID(err error) error {
-	if errors.Is(err, imprint.ErrNotFound) {
-		return clitext.WithExitCode(clitext.ExitUsage, err)
-	}
-	return err
-}
-
-// parseDay reads a --before date: YYYY-MM-DD (UTC midnight) or RFC 3339.
-func parseDay(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, imprint.Invalidf("--before %q: want a date YYYY-MM-DD or an RFC 3339 time", s)
 }
 
 // withSubcommands adds subs to cmd and returns it.

@@ -46,6 +46,31 @@ func (k KeyScope) Validate() error {
 	return full.Validate()
 }
 
+// KeyScopeOf is the reach of a key asked for part by part, as imprint keys
+// create takes it from --tenant, --user and --agent: nil for a part not
+// given, which covers every value. ErrInvalid naming the flag for a
+// missing tenant or a part given blank, or when a part is not a valid
+// scope part.
+func KeyScopeOf(tenant, user, agent *string) (KeyScope, error) {
+	if tenant == nil || strings.TrimSpace(*tenant) == "" {
+		return KeyScope{}, Invalidf("keys create needs --tenant")
+	}
+	k := KeyScope{Tenant: *tenant}
+	for _, p := range []struct {
+		flag     string
+		v, field *string
+	}{{"user", user, &k.User}, {"agent", agent, &k.Agent}} {
+		if p.v == nil {
+			continue
+		}
+		if strings.TrimSpace(*p.v) == "" {
+			return KeyScope{}, Invalidf("--%s must not be empty (leave it out to cover every %s)", p.flag, p.flag)
+		}
+		*p.field = *p.v
+	}
+	return k, k.Validate()
+}
+
 // Covers reports whether a request for scope s is within the key's reach.
 func (k KeyScope) Covers(s Scope) bool {
 	return s.Tenant == k.Tenant && (k.User == "" || s.User == k.User) && (k.Agent == "" || s.Agent == k.Agent)

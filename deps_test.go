@@ -13,7 +13,7 @@ import (
 )
 
 // The direction of imports (docs/architecture.md): root ← leaves ←
-// pipelines ← ingest ← adapters ← cmd. Every package of the module is in exactly
+// pipelines ← ingest ← adapters ← wiring (node, cmd, eval). Every package of the module is in exactly
 // one of these lists, named by its folder; a package in a subfolder
 // belongs to its top folder's family (llm/openai is llm's).
 var (
@@ -29,7 +29,9 @@ var (
 	// adapters are one technology each; they import only the root and
 	// leaves: never a pipeline, an orchestrator or a sibling adapter.
 	adapterPackages = []string{"embedding", "httpapi", "importer", "llm", "mcp", "postgres", "schedule", "shard", "sqlite", "viewer"}
-	// wiring packages put everything together and may import anything.
+	// wiring packages put everything together and may import anything:
+	// node builds a node from its configuration, cmd/imprint parses flags
+	// and prints, eval measures retrieval.
 	wiringPackages = []string{"cmd", "eval", "node"}
 )
 

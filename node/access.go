@@ -148,7 +148,10 @@ func (a *Access) Capture(ctx context.Context, scope imprint.Scope, eps []imprint
 // it, after printing the window.
 type WindowError struct{ Err error }
 
+// Error returns the window's error text.
 func (e *WindowError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the window's error.
 func (e *WindowError) Unwrap() error { return e.Err }
 
 // Extract runs extraction over the pending messages of sessionID, or of

@@ -41,26 +41,15 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Only the flags count: a key's reach must be what was typed,
 			// never an environment variable's or the "default" fill-in.
-			var ks imprint.KeyScope
-			if cmd.Flags().Changed("tenant") {
-				ks.Tenant = a.flags.tenant
-			}
-			if cmd.Flags().Changed("user") {
-				ks.User = a.flags.user
-			}
-			if cmd.Flags().Changed("agent") {
-				ks.Agent = a.flags.agent
-			}
-			if strings.TrimSpace(ks.Tenant) == "" {
-				return clitext.UsageError{Err: imprint.Invalidf("keys create needs --tenant")}
-			}
-			for _, p := range []struct{ flag, v string }{{"user", ks.User}, {"agent", ks.Agent}} {
-				if cmd.Flags().Changed(p.flag) && strings.TrimSpace(p.v) == "" {
-					return clitext.UsageError{Err: imprint.Invalidf("--%s must not be empty (leave it out to cover every %s)", p.flag, p.flag)}
+			given := func(flag string, v *string) *string {
+				if cmd.Flags().Changed(flag) {
+					return v
 				}
+				return nil
 			}
-			if err := ks.Validate(); err != nil {
-				return err
+			ks, err := imprint.KeyScopeOf(given("tenant", &a.flags.tenant), given("user", &a.flags.user), given("agent", &a.flags.agent))
+			if err != nil {
+				return clitext.UsageError{Err: err}
 			}
 			keys, err := a.node.KeyStore(cmd.Context())
 			if err != nil {

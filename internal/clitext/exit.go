@@ -21,7 +21,10 @@ const (
 // text form adds where to read the usage.
 type UsageError struct{ Err error }
 
+// Error returns the usage error's text.
 func (e UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error the usage error marks.
 func (e UsageError) Unwrap() error { return e.Err }
 
 // exitError carries an explicit exit code, for commands that have already

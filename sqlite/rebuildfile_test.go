@@ -25,7 +25,9 @@ func TestRebuildFile(t *testing.T) {
 			Timestamps: []imprint.Time{now}, CreatedAt: now, UpdatedAt: now, Supersedes: []string{}, Extractor: imprint.ExtractorManual,
 			ContentHash: "hash-" + id}
 	}
-	fill := func(ctx context.Context, db *DB, _ []SessionCursor) error { return db.PutMemory(ctx, memory("coffee"), nil) }
+	fill := func(ctx context.Context, db *DB, _ []SessionCursor) error {
+		return db.PutMemory(ctx, memory("coffee"), nil)
+	}
 	ids := func(t *testing.T, path string) []string {
 		t.Helper()
 		db, err := Open(ctx, path)

@@ -209,10 +209,10 @@ func (a *Access) Memories(ctx context.Context) (imprint.Memories, error) {
 	return a.n.Memories(ctx, runner)
 }
 
-// MCP returns the MCP server's dependencies: the service's API (where
+// mcpDeps returns the MCP server's dependencies: the service's API (where
 // end_session queues the extraction), else the data dir, where end_session
 // extracts before answering.
-func (a *Access) MCP(ctx context.Context) (mcp.Deps, error) {
+func (a *Access) mcpDeps(ctx context.Context) (mcp.Deps, error) {
 	if c := a.Remote; c != nil {
 		return mcp.Deps{Store: httpapi.ClientReader{C: c}, Search: c, Recall: c, Recorder: c, Sessions: mcp.Queued(c),
 			Memories: httpapi.ClientMemories{C: c}, Logger: a.n.Logger}, nil
@@ -252,7 +252,7 @@ func (a *Access) MCP(ctx context.Context) (mcp.Deps, error) {
 
 // NewMCP returns the MCP server of the access for one host in scope.
 func (a *Access) NewMCP(ctx context.Context, scope imprint.Scope) (*mcp.Server, error) {
-	d, err := a.MCP(ctx)
+	d, err := a.mcpDeps(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -141,11 +141,7 @@ func (n *Node) Restore(ctx context.Context, o ImportOptions, paths []string) (bo
 		return true, none, err
 	}
 	defer release()
-	st, err := n.Store(ctx)
-	if err != nil {
-		return true, none, err
-	}
-	emb, err := n.Embedder()
+	st, emb, err := n.storeEmbedder(ctx)
 	if err != nil {
 		return true, none, err
 	}

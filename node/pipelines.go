@@ -79,25 +79,14 @@ func (n *Node) Recaller(ctx context.Context) (search.Recaller, error) {
 
 // Searcher returns the hybrid searcher over the store and embedder.
 func (n *Node) Searcher(ctx context.Context) (search.Searcher, error) {
-	st, err := n.Store(ctx)
-	if err != nil {
-		return search.Searcher{}, err
-	}
-	emb, err := n.Embedder()
-	if err != nil {
-		return search.Searcher{}, err
-	}
-	return search.Searcher{Store: st, Embedder: emb}, nil
+	st, emb, err := n.storeEmbedder(ctx)
+	return search.Searcher{Store: st, Embedder: emb}, err
 }
 
 // Recorder returns the L0 recorder writing conversations day shards to
 // <data_dir>/conversations.
 func (n *Node) Recorder(ctx context.Context) (*record.Recorder, error) {
-	st, err := n.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := n.Embedder()
+	st, emb, err := n.storeEmbedder(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +115,20 @@ func (n *Node) Memories(ctx context.Context, runner *extract.Runner) (*curate.Ma
 	}
 	return curate.New(curate.Deps{Store: st, Extract: runner, Records: records, Conversations: conv,
 		Redact: redact.String, Logger: n.Logger}), nil
+}
+
+// storeEmbedder opens the store and the embedder (nil when
+// embedding.provider is none).
+func (n *Node) storeEmbedder(ctx context.Context) (imprint.Store, imprint.Embedder, error) {
+	st, err := n.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	emb, err := n.Embedder()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, emb, nil
 }
 
 // shardWriter returns the writer of the data dir's log name (records or

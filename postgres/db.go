@@ -36,6 +36,9 @@ type DB struct {
 	// vec is the vector tier (pgvector.go).
 	vec vecTier
 
+	// lexemes caches the tsvectors of the words written (tsvector.go).
+	lexemes lexemeCache
+
 	// jobEngine, when set, takes the store's jobs (jobhook.go).
 	jobEngine engineSlot
 
@@ -250,6 +253,33 @@ func (a *args) workspace(alias, ws string, global bool) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// maxRowsPerInsert bounds the rows of one multi-row INSERT: at most this
+// many distinct statements per kind of row are prepared and cached.
+const maxRowsPerInsert = 64
+
+// valuesRows returns the VALUES list of rows rows of row, a parenthesized
+// row whose "?" are its own placeholders, numbered from first+1 on (the
+// statement's shared placeholders, $1 to $first, may appear as they are).
+func valuesRows(row string, first, rows int) string {
+	var b strings.Builder
+	n := first
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		for i := 0; i < len(row); i++ {
+			if row[i] != '?' {
+				b.WriteByte(row[i])
+				continue
+			}
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+}
 
 func validScope(s imprint.Scope) error { return s.Validate() }
 

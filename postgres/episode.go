@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,12 +51,13 @@ func jsonText(v any) (string, error) {
 }
 
 // upsertEpisode writes ep; setTraceIDs says whether an existing row's trace
-// ids are replaced. It returns ErrConflict when the id belongs to another
-// scope. The row is locked for the rest of the transaction.
-func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceIDs bool) error {
+// ids are replaced. It returns whether the episode is new, and ErrConflict
+// when the id belongs to another scope. The row is locked for the rest of
+// the transaction.
+func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceIDs bool) (bool, error) {
 	meta, err := jsonText(ep.Meta)
 	if err != nil {
-		return err
+		return false, err
 	}
 	turns := ep.Turns
 	if turns == nil {
@@ -63,7 +65,7 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 	}
 	turnsJSON, err := jsonText(turns)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ids := ep.TraceIDs
 	if ids == nil {
@@ -71,7 +73,7 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 	}
 	idsJSON, err := jsonText(ids)
 	if err != nil {
-		return err
+		return false, err
 	}
 	now := imprint.Now()
 	created, updated := ep.CreatedAt, ep.UpdatedAt
@@ -87,18 +89,18 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 		ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
 		string(ep.ClosedBy), meta, turnsJSON, idsJSON, tsArg(ep.StartedAt), tsArg(ep.EndedAt), created.Time, updated.Time)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if tag.RowsAffected() == 1 {
-		return nil
+		return true, nil
 	}
 	var owner imprint.Scope
 	if err := tx.QueryRow(ctx, `SELECT tenant, user_id, agent FROM episodes WHERE id = $1 FOR UPDATE`, ep.ID).
 		Scan(&owner.Tenant, &owner.User, &owner.Agent); err != nil {
-		return err
+		return false, err
 	}
 	if owner.Tenant != ep.Scope.Tenant || owner.User != ep.Scope.User || owner.Agent != ep.Scope.Agent {
-		return imprint.Conflictf("episode %q belongs to another scope", ep.ID)
+		return false, imprint.Conflictf("episode %q belongs to another scope", ep.ID)
 	}
 	q := `UPDATE episodes SET workspace = $1, session_id = $2, status = $3, closed_by = $4, meta = $5, turns = $6,
 		started_at = $7, ended_at = $8, updated_at = $9`
@@ -109,11 +111,11 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 		vals = append(vals, idsJSON)
 	}
 	if _, err := tx.Exec(ctx, q+` WHERE id = $`+itoa(len(vals)+1), append(vals, ep.ID)...); err != nil {
-		return err
+		return false, err
 	}
 	// The whole episode was written: turns appended live are replaced.
 	_, err = tx.Exec(ctx, `DELETE FROM episode_turns WHERE episode_id = $1`, ep.ID)
-	return err
+	return false, err
 }
 
 // SaveEpisode inserts or updates the episode without touching its traces or
@@ -123,7 +125,10 @@ func (db *DB) SaveEpisode(ctx context.Context, ep imprint.Episode) error {
 	if err := imprint.CheckEpisode(ep); err != nil {
 		return err
 	}
-	err := db.tx(ctx, func(tx pgx.Tx) error { return upsertEpisode(ctx, tx, ep, false) })
+	err := db.tx(ctx, func(tx pgx.Tx) error {
+		_, err := upsertEpisode(ctx, tx, ep, false)
+		return err
+	})
 	return dbErr("save episode", err)
 }
 
@@ -211,10 +216,31 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	wrap func(c int, err error) error) error {
 	now := imprint.Now()
 	err := db.tx(ctx, func(tx pgx.Tx) error {
+		// The keyword index of every trace, in one query at most.
+		var texts, cjks []string
+		traces := slices.Clone(traces)
 		for c := range eps {
-			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], now); err != nil {
+			traces[c] = slices.Clone(traces[c])
+			for i := range traces[c] {
+				t := &traces[c][i]
+				t.EpisodeID, t.SessionID, t.Scope, t.Workspace = eps[c].ID, eps[c].SessionID, eps[c].Scope, eps[c].Workspace
+				if t.CreatedAt.IsZero() {
+					t.CreatedAt = now
+				}
+				words, cjk := keyword.IndexTexts(imprint.TraceText(*t))
+				texts, cjks = append(texts, words), append(cjks, cjk)
+			}
+		}
+		words, err := db.tsvectors(ctx, tx, texts...)
+		if err != nil {
+			return err
+		}
+		for c := range eps {
+			n := len(traces[c])
+			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], traceIndex{words[:n], cjks[:n]}); err != nil {
 				return wrap(c, err)
 			}
+			words, cjks = words[n:], cjks[n:]
 		}
 		return nil
 	})
@@ -228,72 +254,115 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	return err
 }
 
+// traceIndex is the keyword index of some traces: their tsvectors and
+// CJK runs.
+type traceIndex struct {
+	words, cjk []string
+}
+
 const (
 	traceUpdateSQL = `UPDATE traces SET id = $1, tenant = $2, user_id = $3, agent = $4, workspace = $5,
 		session_id = $6, step_index = $7, ts = $8, user_text = $9, agent_text = $10, tool_calls = $11, reflection = $12,
 		reflection_source = $13, alpha = $14, usable = $15, depth = $16,
 		is_subagent = $17, truncated = $18, vec_summary = $19, vec_action = $20, embedder = $21, dim = $22,
-		words = to_tsvector('imprint', $23), cjk = $24
+		words = $23::tsvector, cjk = $24
 		WHERE rid = $25`
 	traceInsertSQL = `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
 		step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable,
 		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk,
 		value, priority, r_human, episode_id, step_key, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		to_tsvector('imprint', $23), $24, $25, $26, $27, $28, $29, $30)`
+		$23::tsvector, $24, $25, $26, $27, $28, $29, $30)`
+	// traceInsertMany inserts new traces of one episode ($1-$6 its scope,
+	// workspace, session and id), rows of traceRowValues following, in
+	// order.
+	traceInsertMany = `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
+		step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable,
+		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk,
+		value, priority, r_human, episode_id, step_key, created_at) VALUES `
+	traceRowValues = `(?, $1, $2, $3, $4, $5, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?,
+		?, ?, ?, $6, ?, ?)`
 )
 
-// saveCaptureTx is SaveCapture's transaction body for one episode; keys
-// are the step keys of traces.
-func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time) error {
-	if err := upsertEpisode(ctx, tx, ep, true); err != nil {
-		return err
+// traceRow is the values of traceInsertSQL's and traceUpdateSQL's first
+// 24 placeholders for t, whose keyword index is words and cjk.
+func traceRow(t imprint.Trace, words, cjk string) ([]any, error) {
+	tools := t.ToolCalls
+	if tools == nil {
+		tools = []imprint.ToolCall{}
 	}
-	existing := map[string]int64{}
-	rows, err := tx.Query(ctx, `SELECT rid, step_key FROM traces WHERE episode_id = $1`, ep.ID)
+	toolsJSON, err := jsonText(tools)
+	if err != nil {
+		return nil, err
+	}
+	dim := max(len(t.VecSummary), len(t.VecAction))
+	return []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
+		tsArg(t.TS), t.UserText, t.AgentText, toolsJSON, t.Reflection, string(t.ReflectionSource), t.Alpha, t.Usable,
+		t.Depth, t.IsSubagent, t.Truncated, vecArg(t.VecSummary), vecArg(t.VecAction), t.Embedder, dim, words, cjk}, nil
+}
+
+// saveCaptureTx is SaveCapture's transaction body for one episode; keys
+// are the step keys of traces (whose episode, scope and creation time are
+// set) and idx their keyword index.
+func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, idx traceIndex) error {
+	inserted, err := upsertEpisode(ctx, tx, ep, true)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var rid int64
-		var key string
-		if err := rows.Scan(&rid, &key); err != nil {
-			rows.Close()
-			return err
-		}
-		existing[key] = rid
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	// Vanished steps go first, so a surviving step may take over an id.
-	for key, rid := range existing {
-		if keys[key] {
-			continue
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM traces WHERE rid = $1`, rid); err != nil {
-			return err
-		}
-	}
-	for _, t := range traces {
-		t.EpisodeID, t.SessionID, t.Scope, t.Workspace = ep.ID, ep.SessionID, ep.Scope, ep.Workspace
-		if t.CreatedAt.IsZero() {
-			t.CreatedAt = now
-		}
-		tools := t.ToolCalls
-		if tools == nil {
-			tools = []imprint.ToolCall{}
-		}
-		toolsJSON, err := jsonText(tools)
+	existing := map[string]int64{}
+	if !inserted {
+		// A new episode has no traces yet.
+		rows, err := tx.Query(ctx, `SELECT rid, step_key FROM traces WHERE episode_id = $1`, ep.ID)
 		if err != nil {
 			return err
 		}
-		words, cjk := keyword.IndexTexts(imprint.TraceText(t))
-		dim := max(len(t.VecSummary), len(t.VecAction))
-		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
-			tsArg(t.TS), t.UserText, t.AgentText, toolsJSON, t.Reflection, string(t.ReflectionSource), t.Alpha, t.Usable,
-			t.Depth, t.IsSubagent, t.Truncated, vecArg(t.VecSummary), vecArg(t.VecAction), t.Embedder, dim, words, cjk}
+		for rows.Next() {
+			var rid int64
+			var key string
+			if err := rows.Scan(&rid, &key); err != nil {
+				rows.Close()
+				return err
+			}
+			existing[key] = rid
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	// Vanished steps go first, so a surviving step may take over an id.
+	var vanished []int64
+	for key, rid := range existing {
+		if !keys[key] {
+			vanished = append(vanished, rid)
+		}
+	}
+	if len(vanished) > 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM traces WHERE rid = ANY($1)`, vanished); err != nil {
+			return err
+		}
+	}
+	if len(existing) == 0 && len(traces) > 0 {
+		// Only new steps: one statement, unless an id is taken, which
+		// the statements one trace at a time then name.
+		sp, err := tx.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		if err := insertTraces(ctx, sp, ep, traces, idx); err != nil {
+			_ = sp.Rollback(ctx)
+			if !isUnique(err) {
+				return err
+			}
+		} else {
+			return sp.Commit(ctx)
+		}
+	}
+	for i, t := range traces {
+		vals, err := traceRow(t, idx.words[i], idx.cjk[i])
+		if err != nil {
+			return err
+		}
 		// A savepoint keeps a unique violation from aborting the
 		// transaction, so it can be reported as a conflict.
 		sp, err := tx.Begin(ctx)
@@ -315,6 +384,30 @@ func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []
 			return err
 		}
 		if err := sp.Commit(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertTraces inserts the new traces of ep, a statement per
+// maxRowsPerInsert of them.
+func insertTraces(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []imprint.Trace, idx traceIndex) error {
+	for start := 0; start < len(traces); start += maxRowsPerInsert {
+		end := min(start+maxRowsPerInsert, len(traces))
+		args := []any{ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, ep.ID}
+		for i := start; i < end; i++ {
+			t := traces[i]
+			vals, err := traceRow(t, idx.words[i], idx.cjk[i])
+			if err != nil {
+				return err
+			}
+			// traceRow's values without the episode's, then the rest.
+			args = append(args, vals[0])
+			args = append(args, vals[6:]...)
+			args = append(args, t.Value, t.Priority, t.RHuman, t.StepKey, t.CreatedAt.Time)
+		}
+		if _, err := tx.Exec(ctx, traceInsertMany+valuesRows(traceRowValues, 6, end-start), args...); err != nil {
 			return err
 		}
 	}

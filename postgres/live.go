@@ -69,7 +69,7 @@ func (db *DB) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID st
 	now := imprint.Now()
 	var out imprint.Episode
 	err := db.tx(ctx, func(tx pgx.Tx) error {
-		if err := lockSessions(ctx, tx, []imprint.MessageBatch{{Scope: scope, SessionID: sessionID}}, now); err != nil {
+		if _, err := lockSessions(ctx, tx, []imprint.MessageBatch{{Scope: scope, SessionID: sessionID}}, now); err != nil {
 			return err
 		}
 		ep := imprint.Episode{SessionID: sessionID, Scope: scope, Status: imprint.EpisodeOpen, TraceIDs: []string{}}
@@ -104,7 +104,7 @@ func (db *DB) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID st
 			if ep.StartedAt.IsZero() {
 				ep.StartedAt = now
 			}
-			if err := upsertEpisode(ctx, tx, ep, true); err != nil {
+			if _, err := upsertEpisode(ctx, tx, ep, true); err != nil {
 				return err
 			}
 		} else {
@@ -288,7 +288,7 @@ func (db *DB) SubmitEpisode(ctx context.Context, ep imprint.Episode, job imprint
 		return err
 	}
 	err := db.tx(ctx, func(tx pgx.Tx) error {
-		if err := upsertEpisode(ctx, tx, ep, false); err != nil {
+		if _, err := upsertEpisode(ctx, tx, ep, false); err != nil {
 			return err
 		}
 		_, _, err := db.enqueueTx(ctx, tx, job.ForEpisode(ep), imprint.Now())

@@ -86,12 +86,12 @@ const (
 		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
 		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id, forgotten_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		to_tsvector('imprint', $23), $24, $25, $26)
+		$23::tsvector, $24, $25, $26)
 		ON CONFLICT (id) DO NOTHING RETURNING rid`
 	memoryUpdateSQL = `UPDATE memories SET workspace = $4, session_id = $5, content = $6, type = $7, priority = $8,
 		scene_name = $9, source_message_ids = $10, metadata = $11, timestamps = $12, created_at = $13, updated_at = $14,
 		version = $15, superseded_by = $16, supersedes = $17, extractor = $18, content_hash = $19, vec = $20,
-		embedder = $21, dim = $22, words = to_tsvector('imprint', $23), cjk = $24, forgotten_at = $26
+		embedder = $21, dim = $22, words = $23::tsvector, cjk = $24, forgotten_at = $26
 		WHERE id = $25 AND tenant = $1 AND user_id = $2 AND agent = $3 RETURNING rid`
 	memorySupersedeSQL = `UPDATE memories SET superseded_by = $1
 		WHERE id = $2 AND tenant = $3 AND user_id = $4 AND agent = $5 AND superseded_by IS NULL RETURNING rid`
@@ -128,9 +128,28 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	if m.ForgottenAt != nil {
 		forgotten = tsArg(*m.ForgottenAt)
 	}
+	tsv, err := db.tsvectors(ctx, db.pool, words)
+	if err != nil {
+		return dbErr("put memory", err)
+	}
 	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
 		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
-		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), words, cjk, m.ID, forgotten}
+		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), tsv[0], cjk, m.ID, forgotten}
+	if len(supersede) == 0 {
+		// A new id superseding nothing is one statement, its own
+		// transaction; an existing id goes on to the update below.
+		var rid int64
+		err := db.pool.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)
+		if err == nil {
+			if len(m.Vec) > 0 {
+				db.noteVectors(ctx, "memories", m.Embedder, len(m.Vec), "vec")
+			}
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return dbErr("put memory", err)
+		}
+	}
 	err = db.tx(ctx, func(tx pgx.Tx) error {
 		var rid int64
 		err := tx.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)

@@ -72,38 +72,87 @@ func sessionKey(scope imprint.Scope, id string) string {
 	return string(imprint.AppendKeyParts(nil, 0, scope.Tenant, scope.User, scope.Agent, id))
 }
 
+// sessionRef names one session of a call.
+type sessionRef struct {
+	scope imprint.Scope
+	id    string
+	key   string
+	ws    string
+}
+
+// sessionArrays are the scope and id columns of sessions, for unnest.
+func sessionArrays(all []sessionRef) (tenants, users, agents, ids []string) {
+	n := len(all)
+	tenants, users, agents, ids = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, s := range all {
+		tenants[i], users[i], agents[i], ids[i] = s.scope.Tenant, s.scope.User, s.scope.Agent, s.id
+	}
+	return tenants, users, agents, ids
+}
+
 // lockSessions creates the sessions of batches when needed and locks
 // their rows, in one order whatever the batches' order, so that appends to
 // one session are serialized (a message's seq is then above every seq an
 // extraction of its session has seen) and concurrent batches never
-// deadlock.
-func lockSessions(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch, now imprint.Time) error {
-	type sess struct {
-		scope imprint.Scope
-		id    string
-		key   string
-		ws    string
-	}
+// deadlock. It returns the sessions in that order.
+func lockSessions(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch, now imprint.Time) ([]sessionRef, error) {
 	seen := map[string]bool{}
-	var all []sess
+	var all []sessionRef
 	for _, b := range batches {
 		k := sessionKey(b.Scope, b.SessionID)
 		if !seen[k] {
 			seen[k] = true
-			all = append(all, sess{b.Scope, b.SessionID, k, batchWorkspace(b.Messages)})
+			all = append(all, sessionRef{b.Scope, b.SessionID, k, batchWorkspace(b.Messages)})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
-	for _, s := range all {
-		if err := ensureSession(ctx, tx, s.scope, s.id, s.ws, now); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = $4 FOR UPDATE`,
-			s.scope.Tenant, s.scope.User, s.scope.Agent, s.id); err != nil {
-			return err
-		}
+	tenants, users, agents, ids := sessionArrays(all)
+	wss := make([]string, len(all))
+	for i, s := range all {
+		wss[i] = s.ws
 	}
-	return nil
+	// Rows are inserted, then locked, in the sorted order; a session
+	// without a workspace takes its first batch's.
+	if _, err := tx.Exec(ctx, `INSERT INTO sessions (tenant, user_id, agent, workspace, id, created_at, updated_at)
+		SELECT k.t, k.u, k.a, k.w, k.i, $6, $6
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS k(t, u, a, i, w, o)
+		ORDER BY k.o
+		ON CONFLICT (tenant, user_id, agent, id) DO UPDATE SET workspace = excluded.workspace
+		WHERE sessions.workspace = '' AND excluded.workspace <> ''`,
+		tenants, users, agents, ids, wss, now.Time); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions s
+		JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k(t, u, a, i, o)
+		ON s.tenant = k.t AND s.user_id = k.u AND s.agent = k.a AND s.id = k.i
+		ORDER BY k.o FOR UPDATE OF s`, tenants, users, agents, ids); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// latestSpeakers returns who said the latest stored message of each of
+// the sessions (the turn the next message answers), by session key.
+func latestSpeakers(ctx context.Context, tx pgx.Tx, all []sessionRef) (map[string]string, error) {
+	tenants, users, agents, ids := sessionArrays(all)
+	rows, err := tx.Query(ctx, `SELECT k.o, COALESCE((SELECT m.speaker FROM messages m
+		WHERE m.tenant = k.t AND m.user_id = k.u AND m.agent = k.a AND m.session_id = k.i ORDER BY m.seq DESC LIMIT 1), '')
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k(t, u, a, i, o)`,
+		tenants, users, agents, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	speakers := make(map[string]string, len(all))
+	for rows.Next() {
+		var o int
+		var sp string
+		if err := rows.Scan(&o, &sp); err != nil {
+			return nil, err
+		}
+		speakers[all[o-1].key] = sp
+	}
+	return speakers, rows.Err()
 }
 
 // appendBatches appends valid batches, in order, in one transaction and
@@ -113,11 +162,16 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 	var out []imprint.AppendResult
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		out = out[:0]
-		if err := lockSessions(ctx, tx, batches, now); err != nil {
+		all, err := lockSessions(ctx, tx, batches, now)
+		if err != nil {
+			return err
+		}
+		speakers, err := latestSpeakers(ctx, tx, all)
+		if err != nil {
 			return err
 		}
 		for _, b := range batches {
-			res, err := appendBatch(ctx, tx, b, now)
+			res, err := db.appendBatch(ctx, tx, b, now, speakers)
 			if err != nil {
 				return err
 			}
@@ -136,38 +190,56 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 	return out, nil
 }
 
-// messageInsertSQL inserts one message with its keyword index columns
-// ($15 its words, $16 its dates, $17 its speaker's words, $18 its CJK
-// runs); no row when the id is recorded for the session.
-const messageInsertSQL = `INSERT INTO messages
+// messageInsert inserts some of a batch's messages, in their order; rows
+// of messageRow follow. It returns the id and seq of each row inserted;
+// none for an id recorded for the session.
+const (
+	messageInsert = `INSERT INTO messages
 	(tenant, user_id, agent, workspace, session_id, id, role, content, ts, recorded_at, speaker, vec, embedder, dim,
-	 words, who, cjk)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-	 setweight(to_tsvector('imprint', $15), 'A') || setweight(to_tsvector('imprint', $16), 'B'),
-	 to_tsvector('imprint', $17), $18)
-	ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING RETURNING seq`
+	 words, who, cjk) VALUES `
+	messageInsertEnd = ` ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING RETURNING id, seq`
+	// messageRow is one message ($1-$4 its scope and session) with its
+	// keyword index columns: the tsvectors (tsvector.go) of the words
+	// (weight A) and dates (B) of its text and of its speaker's words,
+	// and its CJK runs.
+	messageRow = `($1, $2, $3, ?, $4, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	 setweight(?::tsvector, 'A') || setweight(?::tsvector, 'B'), ?::tsvector, ?)`
+	messageRowArgs = 14
+)
+
+// messageArgs returns the values of m's messageRow (rec its recording
+// time; words, dates and who the tsvectors of its doc, cjk its CJK runs).
+func messageArgs(m imprint.Message, rec imprint.Time, words, dates, who, cjk string) []any {
+	emb := ""
+	if len(m.Vec) > 0 {
+		emb = m.Embedder
+	}
+	return []any{m.Workspace, m.ID, string(m.Role), m.Content, tsArg(m.Timestamp), rec.Time, m.Speaker,
+		vecArg(m.Vec), emb, len(m.Vec), words, dates, who, cjk}
+}
 
 // appendBatch records one batch inside tx (its session exists and is
-// locked): ids already recorded for the session (or earlier in the batch)
-// are duplicates, recorded user messages add to the round count, and the
-// session is marked due when b.MarkDueAt asks for it.
-func appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch, now imprint.Time) (imprint.AppendResult, error) {
+// locked; speakers holds who said each session's latest stored message and
+// is kept up to date): ids already recorded for the session (or earlier in
+// the batch) are duplicates, recorded user messages add to the round
+// count, and the session is marked due when b.MarkDueAt asks for it.
+func (db *DB) appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch, now imprint.Time, speakers map[string]string) (imprint.AppendResult, error) {
 	var res imprint.AppendResult
 	scope, sessionID := b.Scope, b.SessionID
+	key := sessionKey(scope, sessionID)
 	seen := make(map[string]bool, len(b.Messages))
-	rounds := 0
-	var lastSeq int64
+	// dup[i]: message i repeats an id earlier in the batch.
+	dup := make([]bool, len(b.Messages))
 	// prevSpeaker is who said the turn a message answers: the session's
 	// latest stored message, then each message of the batch in turn.
-	var prevSpeaker string
-	err := tx.QueryRow(ctx, `SELECT speaker FROM messages WHERE tenant = $1 AND user_id = $2 AND agent = $3
-		AND session_id = $4 ORDER BY seq DESC LIMIT 1`, scope.Tenant, scope.User, scope.Agent, sessionID).Scan(&prevSpeaker)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return res, err
-	}
-	for _, m := range b.Messages {
+	prevSpeaker := speakers[key]
+	var keep []imprint.Message
+	var recs []imprint.Time
+	var docs []string // each kept message's words, then its dates, then its speaker's words
+	var cjks []string
+	for i, m := range b.Messages {
 		if seen[m.ID] {
-			res.Duplicates = append(res.Duplicates, m.ID)
+			dup[i] = true
 			continue
 		}
 		seen[m.ID] = true
@@ -175,50 +247,74 @@ func appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch, now imp
 		if rec.IsZero() {
 			rec = now
 		}
-		emb := ""
-		if len(m.Vec) > 0 {
-			emb = m.Embedder
-		}
 		doc := keyword.NewMessageDoc(m.Content, m.Timestamp.Time, m.Speaker, prevSpeaker)
 		prevSpeaker = m.Speaker
 		words, cjk := keyword.IndexTexts(doc.Text)
 		who, _ := keyword.IndexTexts(doc.Who)
-		var seq int64
-		err := tx.QueryRow(ctx, messageInsertSQL, scope.Tenant, scope.User, scope.Agent, m.Workspace, sessionID, m.ID,
-			string(m.Role), m.Content, tsArg(m.Timestamp), rec.Time, m.Speaker, vecArg(m.Vec), emb, len(m.Vec),
-			words, doc.Date, who, cjk).Scan(&seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			res.Duplicates = append(res.Duplicates, m.ID)
-			continue
+		keep, recs, cjks = append(keep, m), append(recs, rec), append(cjks, cjk)
+		docs = append(docs, words, doc.Date, who)
+	}
+	inserted := map[string]int64{}
+	tsv, err := db.tsvectors(ctx, tx, docs...)
+	if err != nil {
+		return res, err
+	}
+	for start := 0; start < len(keep); start += maxRowsPerInsert {
+		end := min(start+maxRowsPerInsert, len(keep))
+		args := make([]any, 0, 4+(end-start)*messageRowArgs)
+		args = append(args, scope.Tenant, scope.User, scope.Agent, sessionID)
+		for i := start; i < end; i++ {
+			args = append(args, messageArgs(keep[i], recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2], cjks[i])...)
 		}
+		r, err := tx.Query(ctx, messageInsert+valuesRows(messageRow, 4, end-start)+messageInsertEnd, args...)
 		if err != nil {
 			return res, err
 		}
+		for r.Next() {
+			var id string
+			var seq int64
+			if err := r.Scan(&id, &seq); err != nil {
+				r.Close()
+				return res, err
+			}
+			inserted[id] = seq
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return res, err
+		}
+	}
+	rounds := 0
+	var lastSeq int64
+	for i, m := range b.Messages {
+		seq, ok := inserted[m.ID]
+		if dup[i] || !ok {
+			res.Duplicates = append(res.Duplicates, m.ID)
+			continue
+		}
 		res.Inserted = append(res.Inserted, m.ID)
-		lastSeq = max(lastSeq, seq)
+		if seq > lastSeq {
+			lastSeq = seq
+			speakers[key] = m.Speaker
+		}
 		if m.Role == imprint.RoleUser {
 			rounds++
 		}
 	}
+	var s imprint.Session
 	if len(res.Inserted) > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + $1,
-			last_seq = GREATEST(last_seq, $2), last_message_at = $3, updated_at = $3
-			WHERE tenant = $4 AND user_id = $5 AND agent = $6 AND id = $7`,
-			rounds, lastSeq, now.Time, scope.Tenant, scope.User, scope.Agent, sessionID); err != nil {
-			return res, err
-		}
+		// The new messages count; the session becomes due when
+		// b.MarkDueAt asks for it and the rounds reach it.
+		s, err = scanSession(tx.QueryRow(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + $1,
+			last_seq = GREATEST(last_seq, $2), last_message_at = $3, updated_at = $3,
+			extraction_due = extraction_due OR ($8 > 0 AND rounds_since_extraction + $1 >= $8)
+			WHERE tenant = $4 AND user_id = $5 AND agent = $6 AND id = $7 RETURNING `+sessionCols,
+			rounds, lastSeq, now.Time, scope.Tenant, scope.User, scope.Agent, sessionID, b.MarkDueAt))
+	} else {
+		s, err = getSession(ctx, tx, scope, sessionID)
 	}
-	s, err := getSession(ctx, tx, scope, sessionID)
 	if err != nil {
 		return res, err
-	}
-	if b.MarkDueAt > 0 && len(res.Inserted) > 0 && s.RoundsSinceExtraction >= b.MarkDueAt {
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET extraction_due = true, updated_at = $1
-			WHERE tenant = $2 AND user_id = $3 AND agent = $4 AND id = $5`,
-			now.Time, scope.Tenant, scope.User, scope.Agent, sessionID); err != nil {
-			return res, err
-		}
-		s.ExtractionDue, s.UpdatedAt = true, now
 	}
 	res.Session = s
 	return res, nil

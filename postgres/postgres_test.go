@@ -118,3 +118,37 @@ func TestOpenBadURL(t *testing.T) {
 		t.Errorf("the error shows the password: %v", err)
 	}
 }
+
+// TestCaptureTraceIDConflict checks that a new episode's traces, written in
+// one statement, still report a trace id of another episode as a conflict
+// naming it, and write nothing.
+func TestCaptureTraceIDConflict(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	ctx := t.Context()
+	scope := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	ep := func(id string) imprint.Episode {
+		return imprint.Episode{ID: id, Scope: scope, SessionID: "s", Status: imprint.EpisodeFinalized}
+	}
+	tr := func(id, key string) imprint.Trace {
+		return imprint.Trace{ID: id, StepKey: key, UserText: "question " + key, AgentText: "answer " + key,
+			VecSummary: []float32{1, 0}, Embedder: "test/2"}
+	}
+	if err := db.SaveCapture(ctx, ep("e1"), []imprint.Trace{tr("t1", "k1")}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.SaveCaptures(ctx, []imprint.Episode{ep("e2")}, [][]imprint.Trace{{tr("t2", "k1"), tr("t1", "k2")}})
+	if !errors.Is(err, imprint.ErrConflict) || !strings.Contains(err.Error(), `"t1"`) {
+		t.Fatalf("SaveCaptures with another episode's trace id: %v, want a conflict naming t1", err)
+	}
+	got, err := db.ListTraces(ctx, scope, imprint.TraceFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "t1" || got[0].EpisodeID != "e1" || len(got[0].VecSummary) != 2 {
+		t.Fatalf("traces after the conflict: %+v, want only t1 of e1", got)
+	}
+	if _, err := db.GetEpisode(ctx, scope, "e2"); !errors.Is(err, imprint.ErrNotFound) {
+		t.Errorf("episode e2 after the conflict: %v, want not found", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -55,13 +56,22 @@ func TestReplacedTextLeavesNoTraceInTheFile(t *testing.T) {
 	}
 }
 
-// checkpoint copies the WAL into the database file and truncates it.
+// checkpoint copies the WAL into the database file and truncates it. The
+// store's background checkpointer may be running one at the same moment
+// (SQLite then answers busy): it tries again, for up to ten seconds.
 func checkpoint(t *testing.T, db *DB) {
 	t.Helper()
 	var busy, frames, done int
-	if err := db.w.QueryRowContext(t.Context(), "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil || busy != 0 {
-		t.Fatalf("checkpoint: busy %d, %v", busy, err)
+	for range 500 {
+		if err := db.w.QueryRowContext(t.Context(), "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil {
+			t.Fatalf("checkpoint: %v", err)
+		}
+		if busy == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
+	t.Fatalf("checkpoint: still busy after ten seconds")
 }
 
 // fileHolds reports whether the file at path contains s; a missing file

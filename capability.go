@@ -19,8 +19,9 @@ import "context"
 // The optional capabilities are BatchAppender (record: group commit),
 // CaptureSaver (capture: many captures in one transaction), TermCounter
 // (extract: the keyword recall's term weights), JobEngineHost (schedule:
-// an outside job engine writing in the store's transactions) and Browser
-// (the web viewer: counts and episode lists, browse.go).
+// an outside job engine writing in the store's transactions), Browser
+// (the web viewer: counts and episode lists, browse.go), and Dumper and
+// Loader (imprint migrate: the copy of a store into another, load.go).
 
 // CaptureSaver is an optional capability of an EpisodeStore: it saves many
 // captures in one transaction. capture.Runner.RunMany uses it and falls

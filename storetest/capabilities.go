@@ -26,6 +26,8 @@ var optionalTests = []struct {
 	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
+	{"Dump", func(s imprint.Store) bool { _, ok := imprint.AsDumper(s); return ok }, testDump},
+	{"Load", func(s imprint.Store) bool { _, ok := imprint.AsLoader(s); return ok }, testLoad},
 }
 
 // runOptional runs the cases of the optional capabilities the stores of

@@ -72,6 +72,7 @@ func commands(a *App) []*cobra.Command {
 		newEvalCmd(a),
 		newKeysCmd(a),
 		newMCPCmd(a),
+		newMigrateCmd(a),
 	}
 }
 

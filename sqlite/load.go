@@ -1,0 +1,123 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	imprint "github.com/imprint-dev/imprint"
+)
+
+// The store takes a copy of another (imprint migrate).
+var _ imprint.Loader = (*DB)(nil)
+
+// SupportsLoad implements imprint.Loader: always true.
+func (db *DB) SupportsLoad() bool { return true }
+
+// loadSessionSQL writes a session's row as given, its cursor on the
+// sequence number of a message id (?6) and its newest message found anew.
+const loadSessionSQL = `INSERT INTO sessions (tenant, user_id, agent, workspace, id, cursor_seq, last_scene_name,
+	rounds_since_extraction, extraction_due, last_extracted_at, created_at, updated_at, between_people, last_seq, last_message_at)
+	VALUES (?1, ?2, ?3, ?4, ?5,
+		COALESCE((SELECT seq FROM messages WHERE tenant = ?1 AND user_id = ?2 AND agent = ?3 AND session_id = ?5 AND id = ?6), 0),
+		?7, ?8, ?9, ?10, ?11, ?12, ?13,
+		COALESCE((SELECT MAX(seq) FROM messages WHERE tenant = ?1 AND user_id = ?2 AND agent = ?3 AND session_id = ?5), 0),
+		COALESCE((SELECT recorded_at FROM messages WHERE tenant = ?1 AND user_id = ?2 AND agent = ?3 AND session_id = ?5
+			ORDER BY seq DESC LIMIT 1), ''))
+	ON CONFLICT (tenant, user_id, agent, id) DO UPDATE SET workspace = excluded.workspace, cursor_seq = excluded.cursor_seq,
+		last_scene_name = excluded.last_scene_name, rounds_since_extraction = excluded.rounds_since_extraction,
+		extraction_due = excluded.extraction_due, last_extracted_at = excluded.last_extracted_at,
+		created_at = excluded.created_at, updated_at = excluded.updated_at, between_people = excluded.between_people,
+		last_seq = excluded.last_seq, last_message_at = excluded.last_message_at`
+
+// LoadSessions implements imprint.Loader, in one transaction.
+func (db *DB) LoadSessions(ctx context.Context, sessions []imprint.SessionState) error {
+	for _, s := range sessions {
+		if err := validScope(s.Scope); err != nil {
+			return err
+		}
+		if strings.TrimSpace(s.ID) == "" {
+			return imprint.Invalidf("session id is required")
+		}
+	}
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		for _, s := range sessions {
+			if _, err := tx.ExecContext(ctx, loadSessionSQL, s.Scope.Tenant, s.Scope.User, s.Scope.Agent, s.Workspace, s.ID,
+				s.CursorMessageID, s.LastSceneName, s.RoundsSinceExtraction, boolInt(s.ExtractionDue), ts(s.LastExtractedAt),
+				ts(s.CreatedAt), ts(s.UpdatedAt), boolInt(s.BetweenPeople)); err != nil {
+				return nil, fmt.Errorf("session %s: %w", s.ID, err)
+			}
+		}
+		return nil, nil
+	})
+	return dbErr("load sessions", err)
+}
+
+// loadJobSQL inserts a job as it stands unless an equal one is in the
+// table, or (for an unfinished one) an unfinished job holds its unique key.
+const loadJobSQL = `INSERT INTO jobs (kind, tenant, user_id, agent, workspace, session_id, episode_id,
+	state, attempts, max_attempts, last_error, unique_key, run_at, created_at, updated_at)
+	SELECT ?1, ?2, ?3, ?4, '', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14
+	WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE kind = ?1 AND tenant = ?2 AND user_id = ?3 AND agent = ?4
+		AND session_id = ?5 AND episode_id = ?6 AND unique_key = ?11 AND created_at = ?13)
+	AND NOT (?11 <> '' AND ?7 IN ` + unfinishedStates + ` AND EXISTS (SELECT 1 FROM jobs
+		WHERE unique_key = ?11 AND state IN ` + unfinishedStates + `))`
+
+// LoadJobs implements imprint.Loader, in one transaction.
+func (db *DB) LoadJobs(ctx context.Context, jobs []imprint.Job) (int, error) {
+	for _, j := range jobs {
+		if err := imprint.CheckJob(j); err != nil {
+			return 0, err
+		}
+		if err := imprint.CheckJobState(j.State); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		n = 0
+		for _, j := range imprint.JobsToLoad(jobs) {
+			res, err := tx.ExecContext(ctx, loadJobSQL, string(j.Kind), j.Scope.Tenant, j.Scope.User, j.Scope.Agent,
+				j.SessionID, j.EpisodeID, string(j.State), j.Attempts, j.MaxAttempts, j.LastError, j.UniqueKey,
+				ts(j.RunAt), ts(j.CreatedAt), ts(j.UpdatedAt))
+			if err != nil {
+				return nil, err
+			}
+			k, _ := res.RowsAffected()
+			n += int(k)
+		}
+		return nil, nil
+	})
+	return n, dbErr("load jobs", err)
+}
+
+// LoadMark implements imprint.Loader.
+func (db *DB) LoadMark(ctx context.Context) (imprint.LoadMark, error) {
+	var m imprint.LoadMark
+	var raw string
+	err := db.r.QueryRowContext(ctx, `SELECT mark FROM load_mark WHERE id = 1`).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, nil
+	}
+	if err == nil {
+		err = json.Unmarshal([]byte(raw), &m)
+	}
+	return m, dbErr("load mark", err)
+}
+
+// SetLoadMark implements imprint.Loader.
+func (db *DB) SetLoadMark(ctx context.Context, m imprint.LoadMark) error {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("set load mark: %w", err)
+	}
+	err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		_, err := tx.ExecContext(ctx, `INSERT INTO load_mark (id, mark) VALUES (1, ?)
+			ON CONFLICT (id) DO UPDATE SET mark = excluded.mark`, string(raw))
+		return nil, err
+	})
+	return dbErr("set load mark", err)
+}

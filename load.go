@@ -1,6 +1,11 @@
 package imprint
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // The copy of one store into another (imprint migrate, curate.Migrate):
 // the source reads every record as it holds it through its Dumper, and
@@ -150,4 +155,49 @@ func JobsToLoad(jobs []Job) []Job {
 		out[i] = j
 	}
 	return out
+}
+
+// RowPosition is the dump position of a store whose rows have integer
+// ids: the id of the last row returned.
+func RowPosition(id int64) string { return strconv.FormatInt(id, 10) }
+
+// ParseRowPosition reads a RowPosition: 0 for "" (the first page).
+// ErrInvalid for a position no store of row ids gave.
+func ParseRowPosition(after string) (int64, error) {
+	if after == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(after, 10, 64)
+	if err != nil || n < 0 {
+		return 0, Invalidf("dump position %q is not one of this store's", after)
+	}
+	return n, nil
+}
+
+// CheckLoadSessions checks what Loader.LoadSessions requires: a valid
+// scope and an id for each session.
+func CheckLoadSessions(sessions []SessionState) error {
+	for i, s := range sessions {
+		if err := s.Scope.Validate(); err != nil {
+			return fmt.Errorf("sessions[%d]: %w", i, err)
+		}
+		if strings.TrimSpace(s.ID) == "" {
+			return Invalidf("sessions[%d]: session id is required", i)
+		}
+	}
+	return nil
+}
+
+// CheckLoadJobs checks what Loader.LoadJobs requires: a kind, a valid
+// scope and a known state for each job.
+func CheckLoadJobs(jobs []Job) error {
+	for i, j := range jobs {
+		if err := CheckJob(j); err != nil {
+			return fmt.Errorf("jobs[%d]: %w", i, err)
+		}
+		if err := CheckJobState(j.State); err != nil {
+			return fmt.Errorf("jobs[%d]: %w", i, err)
+		}
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,21 +13,6 @@ var _ imprint.Dumper = (*DB)(nil)
 
 // SupportsDump implements imprint.Dumper: always true.
 func (db *DB) SupportsDump() bool { return true }
-
-// dumpAfter reads a dump position of a table keyed by a row id: the last
-// row id returned, 0 for "".
-func dumpAfter(after string) (int64, error) {
-	if after == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(after, 10, 64)
-	if err != nil || n < 0 {
-		return 0, imprint.Invalidf("dump position %q is not one of this store's", after)
-	}
-	return n, nil
-}
-
-func dumpPos(n int64) string { return strconv.FormatInt(n, 10) }
 
 // DumpCounts implements imprint.Dumper.
 func (db *DB) DumpCounts(ctx context.Context) (imprint.DumpCounts, error) {
@@ -51,7 +35,7 @@ func (r ridRow) Scan(dst ...any) error { return r.row.Scan(append([]any{r.rid}, 
 
 // DumpSessions implements imprint.Dumper, in row order.
 func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]imprint.SessionState, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -74,7 +58,7 @@ func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]impr
 		}
 		out = append(out, imprint.SessionState{Session: s, CursorMessageID: cursorID})
 	}
-	return out, dumpPos(last), dbErr("dump sessions", rows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump sessions", rows.Err())
 }
 
 // sessionRow scans a row id, a session and the id of its cursor's message.
@@ -90,7 +74,7 @@ func (r sessionRow) Scan(dst ...any) error {
 
 // DumpMessages implements imprint.Dumper, in sequence order.
 func (db *DB) DumpMessages(ctx context.Context, after string, limit int) ([]imprint.Message, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -109,12 +93,12 @@ func (db *DB) DumpMessages(ctx context.Context, after string, limit int) ([]impr
 		last = m.Seq
 		out = append(out, m)
 	}
-	return out, dumpPos(last), dbErr("dump messages", rows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump messages", rows.Err())
 }
 
 // DumpMemories implements imprint.Dumper, in row order.
 func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]imprint.Memory, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -132,7 +116,7 @@ func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]impr
 		}
 		out = append(out, m)
 	}
-	return out, dumpPos(last), dbErr("dump memories", rows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump memories", rows.Err())
 }
 
 // DumpCaptures implements imprint.Dumper, in the order of the episodes'

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -36,13 +35,8 @@ const loadSessionSQL = `INSERT INTO sessions (tenant, user_id, agent, workspace,
 
 // LoadSessions implements imprint.Loader, in one transaction.
 func (db *DB) LoadSessions(ctx context.Context, sessions []imprint.SessionState) error {
-	for _, s := range sessions {
-		if err := validScope(s.Scope); err != nil {
-			return err
-		}
-		if strings.TrimSpace(s.ID) == "" {
-			return imprint.Invalidf("session id is required")
-		}
+	if err := imprint.CheckLoadSessions(sessions); err != nil {
+		return err
 	}
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		for _, s := range sessions {
@@ -69,13 +63,8 @@ const loadJobSQL = `INSERT INTO jobs (kind, tenant, user_id, agent, workspace, s
 
 // LoadJobs implements imprint.Loader, in one transaction.
 func (db *DB) LoadJobs(ctx context.Context, jobs []imprint.Job) (int, error) {
-	for _, j := range jobs {
-		if err := imprint.CheckJob(j); err != nil {
-			return 0, err
-		}
-		if err := imprint.CheckJobState(j.State); err != nil {
-			return 0, err
-		}
+	if err := imprint.CheckLoadJobs(jobs); err != nil {
+		return 0, err
 	}
 	n := 0
 	err := db.tx(ctx, func(tx pgx.Tx) error {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strconv"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -13,20 +12,6 @@ var _ imprint.Dumper = (*DB)(nil)
 
 // SupportsDump implements imprint.Dumper: always true.
 func (db *DB) SupportsDump() bool { return true }
-
-// dumpAfter reads a dump position: the last row id returned, 0 for "".
-func dumpAfter(after string) (int64, error) {
-	if after == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(after, 10, 64)
-	if err != nil || n < 0 {
-		return 0, imprint.Invalidf("dump position %q is not one of this store's", after)
-	}
-	return n, nil
-}
-
-func dumpPos(n int64) string { return strconv.FormatInt(n, 10) }
 
 // DumpCounts implements imprint.Dumper.
 func (db *DB) DumpCounts(ctx context.Context) (imprint.DumpCounts, error) {
@@ -40,7 +25,7 @@ func (db *DB) DumpCounts(ctx context.Context) (imprint.DumpCounts, error) {
 
 // DumpSessions implements imprint.Dumper, in row order.
 func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]imprint.SessionState, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -63,7 +48,7 @@ func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]impr
 		}
 		out = append(out, imprint.SessionState{Session: s, CursorMessageID: cursorID})
 	}
-	return out, dumpPos(last), dbErr("dump sessions", rows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump sessions", rows.Err())
 }
 
 // sessionRow scans a row id, a session and the id of its cursor's message.
@@ -79,7 +64,7 @@ func (r sessionRow) Scan(dst ...any) error {
 
 // DumpMessages implements imprint.Dumper, in sequence order.
 func (db *DB) DumpMessages(ctx context.Context, after string, limit int) ([]imprint.Message, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -98,12 +83,12 @@ func (db *DB) DumpMessages(ctx context.Context, after string, limit int) ([]impr
 		last = m.Seq
 		out = append(out, m)
 	}
-	return out, dumpPos(last), dbErr("dump messages", rows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump messages", rows.Err())
 }
 
 // DumpMemories implements imprint.Dumper, in row order.
 func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]imprint.Memory, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -123,7 +108,7 @@ func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]impr
 		last = rid
 		out = append(out, m)
 	}
-	return out, dumpPos(last), dbErr("dump memories", rows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump memories", rows.Err())
 }
 
 // ridScanner scans a row whose first column is its row id into rid and
@@ -138,7 +123,7 @@ func (r ridScanner) Scan(dst ...any) error { return r.rows.Scan(append([]any{r.r
 // DumpCaptures implements imprint.Dumper, in row order: each episode with
 // every turn (the rows of an open one too) and its traces by step.
 func (db *DB) DumpCaptures(ctx context.Context, after string, limit int) ([]imprint.Capture, string, error) {
-	from, err := dumpAfter(after)
+	from, err := imprint.ParseRowPosition(after)
 	if err != nil {
 		return nil, after, err
 	}
@@ -168,7 +153,7 @@ func (db *DB) DumpCaptures(ctx context.Context, after string, limit int) ([]impr
 		}
 	}
 	if len(out) == 0 {
-		return out, dumpPos(last), nil
+		return out, imprint.RowPosition(last), nil
 	}
 	trows, err := db.r.QueryContext(ctx, `SELECT `+traceCols+` FROM traces t JOIN episodes e ON e.id = t.episode_id
 		WHERE e.rowid > ? AND e.rowid <= ? ORDER BY e.rowid, t.step_index, t.rid`, from, last)
@@ -185,7 +170,7 @@ func (db *DB) DumpCaptures(ctx context.Context, after string, limit int) ([]impr
 			out[i].Traces = append(out[i].Traces, t)
 		}
 	}
-	return out, dumpPos(last), dbErr("dump traces", trows.Err())
+	return out, imprint.RowPosition(last), dbErr("dump traces", trows.Err())
 }
 
 // DumpAPIKeys implements imprint.Dumper.

@@ -17,9 +17,10 @@ import (
 
 // TestSearchTextPruned checks, on real text, that SearchText with top-k
 // pruning returns the same hits in the same order as the plain bm25 query,
-// for hundreds of 1-4-term queries mixing rare, middling (rare enough to be
+// for hundreds of 1-5-term queries mixing rare, middling (rare enough to be
 // candidates, common enough to lose to common-only rows) and common words,
-// with session, exclusion and scope filters.
+// with session, exclusion and scope filters, over messages and memories;
+// and that a memory search's hits are the first of a deeper one's.
 func TestSearchTextPruned(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -53,6 +54,12 @@ func TestSearchTextPruned(t *testing.T) {
 		if _, err := db.AppendMessages(ctx, scope, fmt.Sprintf("s%d", lo/batch), msgs); err != nil {
 			t.Fatal(err)
 		}
+		for i, m := range msgs {
+			if err := db.PutMemory(ctx, imprint.Memory{ID: fmt.Sprintf("mem%d", lo+i), Content: m.Content, Type: imprint.MemoryEpisodic,
+				Scope: scope, SessionID: fmt.Sprintf("s%d", lo/batch), Extractor: imprint.ExtractorLLM}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	var rare, mid, common []string
 	for w, n := range df {
@@ -82,53 +89,103 @@ func TestSearchTextPruned(t *testing.T) {
 			return common[r.IntN(len(common))]
 		}
 	}
-	pruned, compared := 0, 0
-	for i := range 400 {
-		terms := make([]string, 1+r.IntN(4))
-		for j := range terms {
-			terms[j] = pick()
-		}
-		q := imprint.TextQuery{Scope: benchScope, Kind: imprint.KindMessage, Text: strings.Join(terms, " "),
-			Limit: []int{1, 5, 10, 30}[i%4]}
-		switch i % 5 {
-		case 1:
-			q.SessionID = fmt.Sprintf("s%d", r.IntN(rows/batch))
-		case 2:
-			plain, err := db.searchText(ctx, q, false)
+	// At the store's threshold most common words of 12k rows are rare for
+	// searchPruned; at 300 the middling and common ones are common, so
+	// queries of common words only are pruned step by step.
+	for _, c := range []struct {
+		kind  imprint.Kind
+		table string
+		above int
+	}{
+		{imprint.KindMessage, "message_words", commonTermRows}, {imprint.KindMessage, "message_words", 300},
+		{imprint.KindMemory, "memory_words", 300},
+	} {
+		pruned, compared := 0, 0
+		for i := range 200 {
+			terms := make([]string, 1+r.IntN(5))
+			for j := range terms {
+				terms[j] = pick()
+			}
+			q := imprint.TextQuery{Scope: benchScope, Kind: c.kind, Text: strings.Join(terms, " "),
+				Limit: []int{1, 5, 10, 30}[i%4]}
+			switch i % 5 {
+			case 1:
+				q.SessionID = fmt.Sprintf("s%d", r.IntN(rows/batch))
+			case 2:
+				plain, err := db.searchText(ctx, q, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := 0; k < len(plain); k += 2 {
+					q.ExcludeIDs = append(q.ExcludeIDs, plain[k].ID)
+				}
+			}
+			want, err := db.searchText(ctx, q, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for k := 0; k < len(plain); k += 2 {
-				q.ExcludeIDs = append(q.ExcludeIDs, plain[k].ID)
+			got, err := db.searchText(ctx, q, c.above)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compared++
+			if diff := hitDiff(got, want); diff != "" {
+				t.Errorf("%s query %q (limit %d, session %q, %d excluded, common above %d rows): %s",
+					c.kind, q.Text, q.Limit, q.SessionID, len(q.ExcludeIDs), c.above, diff)
+			}
+			if c.kind == imprint.KindMemory {
+				deep := q
+				deep.Limit = 3 * q.Limit
+				all, err := db.searchText(ctx, deep, c.above)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := hitDiff(got, all[:min(len(all), q.Limit)]); diff != "" || !sameIDs(got, all) {
+					t.Errorf("memory query %q: %d hits are not the first of %d: %s", q.Text, q.Limit, deep.Limit, diff)
+				}
+			}
+			src, _ := sourceOf(q.Kind)
+			filter, fargs := hitFilter(q, src)
+			fq := buildQuery(q.Text)
+			depth := imprint.SearchLimit(q.Limit)
+			if c.kind == imprint.KindMessage {
+				depth *= 2
+			}
+			words, ts := fq.words, strings.Split(fq.words, " OR ")
+			if c.kind == imprint.KindMessage {
+				words = messageOwnColumns + "(" + words + ")"
+				for i, t := range ts {
+					ts[i] = messageOwnColumns + t
+				}
+			}
+			if _, unscored, _, err := db.searchPruned(ctx, q.Kind, src, c.table, words, ts,
+				filter, fargs, depth, c.above); err != nil {
+				t.Fatal(err)
+			} else if unscored > 0 {
+				pruned++
 			}
 		}
-		want, err := db.searchText(ctx, q, false)
-		if err != nil {
-			t.Fatal(err)
+		// The comparison only means something if pruning left rows
+		// unscored in many queries.
+		if pruned < compared/5 {
+			t.Errorf("%s, common above %d rows: pruning skipped rows in %d of %d queries, want at least a fifth", c.kind, c.above, pruned, compared)
 		}
-		got, err := db.SearchText(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		compared++
-		if diff := hitDiff(got, want); diff != "" {
-			t.Errorf("query %q (limit %d, session %q, %d excluded): %s", q.Text, q.Limit, q.SessionID, len(q.ExcludeIDs), diff)
-		}
-		src, _ := sourceOf(q.Kind)
-		filter, fargs := hitFilter(q, src)
-		fq := buildQuery(q.Text)
-		if _, ok, err := db.searchPruned(ctx, q, src, "message_words", fq.words, strings.Split(fq.words, " OR "),
-			filter, fargs, 2*imprint.SearchLimit(q.Limit)); err != nil {
-			t.Fatal(err)
-		} else if ok {
-			pruned++
+		t.Logf("%s, common above %d rows: pruning skipped rows in %d of %d queries", c.kind, c.above, pruned, compared)
+	}
+}
+
+// sameIDs reports whether the ids of got are those that begin all, in
+// order.
+func sameIDs(got, all []imprint.Hit) bool {
+	if len(got) > len(all) {
+		return false
+	}
+	for i := range got {
+		if got[i].ID != all[i].ID {
+			return false
 		}
 	}
-	// The comparison only means something if pruning answered many queries.
-	if pruned < compared/5 {
-		t.Errorf("pruning answered %d of %d queries, want at least a fifth", pruned, compared)
-	}
-	t.Logf("pruning answered %d of %d queries", pruned, compared)
+	return true
 }
 
 // hitDiff describes how got differs from want: the same scores (to float

@@ -124,30 +124,38 @@ func hitFilterOn(scope string, q imprint.TextQuery, src hitSource) (string, []an
 	return filter, fargs
 }
 
-// searchIndex returns up to want hits of one index, best first. It ranks
-// inside FTS first and reads the rows of only the best candidates; when the
-// scope, session or exclusion filters leave too few, it widens the
-// candidate window (4x per round) until the index has no more matches.
-// Common words then cost one bm25 pass instead of a row lookup per match.
-// With prune, a word-index query mixing rare and common terms first tries
-// searchPruned, which gives the same hits without scoring every row.
-func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, terms []string, want int, prune bool) ([]scored, error) {
+// searchIndex returns up to want hits of one index, best first. With
+// pruneAbove > 0, a word-index query of several terms of which one matches
+// more than pruneAbove rows goes through searchPruned, which gives the
+// same hits without scoring every matching row; otherwise it is one
+// searchTop of the whole query.
+func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, terms []string, want, pruneAbove int) ([]scored, error) {
 	filter, fargs := hitFilter(q, src)
-	if prune && len(terms) > 1 {
-		out, ok, err := db.searchPruned(ctx, q, src, table, expr, terms, filter, fargs, want)
+	if pruneAbove > 0 && len(terms) > 1 {
+		out, _, ok, err := db.searchPruned(ctx, q.Kind, src, table, expr, terms, filter, fargs, want, pruneAbove)
 		if err != nil || ok {
 			return out, err
 		}
 	}
+	return searchTop(ctx, db.r, q.Kind, src, table, expr, filter, fargs, want)
+}
+
+// searchTop returns up to want rows of table matching match that pass the
+// filter, best first. It ranks inside FTS first and reads the rows of only
+// the best candidates; when the scope, session or exclusion filters leave
+// too few, it widens the candidate window (4x per round) until the index
+// has no more matches. Common words then cost one bm25 pass instead of a
+// row lookup per match.
+func searchTop(ctx context.Context, qr querier, kind imprint.Kind, src hitSource, table, match, filter string, fargs []any, want int) ([]scored, error) {
 	for window := max(4*want, 64); ; window *= 4 {
 		query := `SELECT ` + src.cols + `, f.score FROM (SELECT rowid AS rid, ` + rankOf(table) + ` AS score
-			FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY score LIMIT ?) f
-			CROSS JOIN ` + src.table + ` x ON x.` + src.key + ` = f.rid WHERE ` + filter + ` ORDER BY f.score LIMIT ?`
-		rows, err := db.r.QueryContext(ctx, query, append(append([]any{expr, window}, fargs...), want)...)
+			FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY score, rid LIMIT ?) f
+			CROSS JOIN ` + src.table + ` x ON x.` + src.key + ` = f.rid WHERE ` + filter + ` ORDER BY f.score, f.rid LIMIT ?`
+		rows, err := qr.QueryContext(ctx, query, append(append([]any{match, window}, fargs...), want)...)
 		if err != nil {
 			return nil, err
 		}
-		out, err := readHits(q.Kind, rows)
+		out, err := readHits(kind, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -155,8 +163,8 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 			return out, nil
 		}
 		var more int
-		if err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+
-			` MATCH ? LIMIT ?)`, expr, window+1).Scan(&more); err != nil {
+		if err := qr.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT rowid FROM `+table+` WHERE `+table+
+			` MATCH ? LIMIT ?)`, match, window+1).Scan(&more); err != nil {
 			return nil, err
 		}
 		if more <= window {
@@ -181,25 +189,50 @@ func rankOf(table string) string {
 // than pruning with a looser bound.
 const commonTermRows = 5000
 
+// prunedSteps is how many common terms searchPruned scores one at a time
+// before it scores the rows of all the terms left in one pass: each pass
+// pays FTS5's idf set-up (a walk over every phrase's rows), so a query of
+// many common words that nothing prunes costs at most a few of them more
+// than the plain query.
+const prunedSteps = 3
+
 // bm25K1 is the k1 constant of FTS5's bm25 function.
 const bm25K1 = 1.2
 
-// searchPruned is exact top-k pruning of a word-index query whose terms mix
-// rare and common ones. bm25 costs about a microsecond per matching row, so
-// one common term makes the plain query score thousands of rows. Every row
-// holding a rare term is a candidate; the candidates are scored with the
-// full query (a NOT clause keeps only them, and its phrases never match a
-// returned row, so they add exactly zero: the scores are those of the plain
-// query) and filtered like the plain query. A row holding only common terms
-// scores at most the sum over the common terms of idf*(k1+1). When the
-// want-th candidate beats that bound, the candidates' top want are exactly
-// the plain query's; otherwise ok is false and the caller runs the plain
-// query. All reads share one snapshot, so counts and scores agree.
-func (db *DB) searchPruned(ctx context.Context, q imprint.TextQuery, src hitSource, table, expr string, terms []string,
-	filter string, fargs []any, want int) (out []scored, ok bool, err error) {
+// termRows is a query term and how many rows of the index hold it, or
+// at least hold it when not exact.
+type termRows struct {
+	term  string
+	rows  int
+	exact bool
+}
+
+// searchPruned is exact top-k pruning (MaxScore) of a word-index query of
+// several terms, at least one of them common (in more than commonRows
+// rows). bm25 costs a few microseconds per matching row, so a common term
+// makes the plain query score tens of thousands of rows. A row's bm25 is a
+// sum over the terms it holds, and a term's part is below idf*(k1+1)
+// whatever its frequency and the row's length (with non-negative column
+// weights). So the matching rows are scored in disjoint groups, and once
+// the want-th best row so far (after the filter) beats the bound of every
+// row not yet scored, no such row can enter the top want, and the rows so
+// far are exactly the plain query's best. Of two terms, the groups are the
+// rows holding both, then those holding only the rarer, then only the
+// other. Of more, they are the rows holding a rare term (the rare terms
+// together), then those holding the rarest common term and none of the
+// terms before it, and so on; after prunedSteps common terms, the rows of
+// all the terms left form one group. Each group is one bm25 pass over the
+// full query's phrases restricted by AND or NOT; a NOT clause's phrases
+// add exactly zero to a returned row's score, so the scores are those of
+// the plain query, and scoring every group gives the plain query's hits.
+// ok is false when every term is rare, where the plain query scores few
+// rows anyway; unscored is how many groups were left unscored. All reads
+// share one snapshot, so counts and scores agree.
+func (db *DB) searchPruned(ctx context.Context, kind imprint.Kind, src hitSource, table, expr string, terms []string,
+	filter string, fargs []any, want, commonRows int) (out []scored, unscored int, ok bool, err error) {
 	tx, err := db.r.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	defer tx.Rollback()
 	count := func(term string, limit int) (int, error) {
@@ -212,60 +245,222 @@ func (db *DB) searchPruned(ctx context.Context, q imprint.TextQuery, src hitSour
 			` MATCH ? LIMIT ?)`, term, limit).Scan(&n)
 		return n, err
 	}
-	var rare, common []string
-	for _, t := range terms {
-		n, err := count(t, commonTermRows+1)
-		if err != nil {
-			return nil, false, err
-		}
-		if n > commonTermRows {
-			common = append(common, t)
-		} else {
-			rare = append(rare, t)
-		}
-	}
-	if len(rare) == 0 || len(common) == 0 {
-		return nil, false, nil
-	}
-	match := `(` + expr + `) NOT ((` + strings.Join(common, " OR ") + `) NOT (` + strings.Join(rare, " OR ") + `))`
-	rows, err := tx.QueryContext(ctx, `SELECT `+src.cols+`, f.score FROM (SELECT rowid AS rid, `+rankOf(table)+` AS score
-		FROM `+table+` WHERE `+table+` MATCH ?) f CROSS JOIN `+src.table+` x ON x.`+src.key+` = f.rid
-		WHERE `+filter+` ORDER BY f.score LIMIT ?`, append(append([]any{match}, fargs...), want)...)
-	if err != nil {
-		return nil, false, err
-	}
-	if out, err = readHits(q.Kind, rows); err != nil || len(out) < want {
-		return nil, false, err
+	// Each term's row count: exact, or a lower bound (which bounds its
+	// idf from above) until counted.
+	all := make([]termRows, len(terms))
+	for i, t := range terms {
+		all[i].term = t
 	}
 	var avg []byte
 	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+table+`_data WHERE id = 1`).Scan(&avg); err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	total, n := uvarint(avg)
 	if n == 0 {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
-	// A lower bound of a term's row count bounds its idf from above: try
-	// the counts known so far before counting the common terms exactly.
-	worst := out[want-1].hit.Score
-	beats := func(counts func(string) (int, error)) (bool, error) {
-		var bound float64
-		for _, t := range common {
-			c, err := counts(t)
-			if err != nil {
-				return false, err
-			}
-			bound += bm25IDF(int64(total), int64(c)) * (bm25K1 + 1)
+	bound := func(t *termRows) float64 { return bm25IDF(int64(total), int64(t.rows)) * (bm25K1 + 1) }
+	// theta is the want-th best score so far; none is -Inf.
+	theta := func() float64 {
+		if len(out) < want {
+			return math.Inf(-1)
 		}
-		return worst > bound+1e-9*(1+bound), nil
+		return out[want-1].hit.Score
 	}
-	if ok, err := beats(func(string) (int, error) { return commonTermRows + 1, nil }); err != nil || ok {
-		return out, ok, err
+	above := func(score, b float64) bool { return score > b+1e-9*(1+b) }
+	// below reports whether every row holding only t scores below
+	// theta(), counting t's rows only as far as that needs: a term that
+	// is in at least n rows has its bound at n.
+	below := func(t *termRows) (bool, error) {
+		th := theta()
+		if above(th, bound(t)) {
+			return true, nil
+		}
+		if t.exact {
+			return false, nil
+		}
+		need := t.rows + sort.Search(int(total)-t.rows, func(i int) bool {
+			return above(th, bm25IDF(int64(total), int64(t.rows+1+i))*(bm25K1+1))
+		}) + 1
+		if need > int(total) {
+			return false, nil
+		}
+		c, err := count(t.term, need)
+		if err != nil {
+			return false, err
+		}
+		t.rows, t.exact = c, c < need
+		return !t.exact, nil
 	}
-	if ok, err := beats(func(t string) (int, error) { return count(t, 0) }); err != nil || ok {
-		return out, ok, err
+	// beats reports whether theta() is above the sum of the bounds of ts,
+	// counting the terms exactly when that could help.
+	beats := func(ts []*termRows) (bool, error) {
+		sum := func(exactOnly bool) float64 {
+			var b float64
+			for _, t := range ts {
+				if t.exact || !exactOnly {
+					b += bound(t)
+				}
+			}
+			return b
+		}
+		th := theta()
+		if above(th, sum(false)) {
+			return true, nil
+		}
+		if !above(th, sum(true)) {
+			return false, nil
+		}
+		counted := false
+		for _, t := range ts {
+			if !t.exact {
+				if t.rows, err = count(t.term, 0); err != nil {
+					return false, err
+				}
+				t.exact, counted = true, true
+			}
+		}
+		return counted && above(th, sum(false)), nil
 	}
-	return nil, false, nil
+	run := func(match string) error {
+		hits, err := searchTop(ctx, tx, kind, src, table, match, filter, fargs, want)
+		if err == nil {
+			out = bestOf(append(out, hits...), want)
+		}
+		return err
+	}
+	if len(terms) == 2 {
+		// FTS5 walks an AND from its rarer side; each group here has
+		// two phrases, where a NOT clause over the other term would add
+		// two more walks of the term's rows.
+		x, y := &all[0], &all[1]
+		if err := run(x.term + " AND " + y.term); err != nil {
+			return nil, 0, false, err
+		}
+		// A row left holds one term: its bound is that term's. Both
+		// are counted as far as theta needs: a term that fails is
+		// counted exactly, and is the rarer.
+		okx, err := below(x)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		oky, err := below(y)
+		if err != nil || okx && oky {
+			return out, 2, err == nil, err
+		}
+		if !x.exact && !y.exact {
+			// Too few rows hold both for a theta: count as far as
+			// telling the rarer (exactly, when both are common).
+			for _, limit := range []int{commonRows + 1, 0} {
+				for _, t := range []*termRows{x, y} {
+					if t.rows, err = count(t.term, limit); err != nil {
+						return nil, 0, false, err
+					}
+					t.exact = limit == 0 || t.rows <= commonRows
+				}
+				if x.exact || y.exact {
+					break
+				}
+			}
+		}
+		if x.rows > y.rows || x.rows == y.rows && !x.exact {
+			x, y = y, x // x is the rarer
+		}
+		if err := run(x.term + " NOT " + y.term); err != nil {
+			return nil, 0, false, err
+		}
+		if ok, err := below(y); err != nil || ok {
+			return out, 1, ok, err
+		}
+		if err := run(y.term + " NOT " + x.term); err != nil {
+			return nil, 0, false, err
+		}
+		return out, 0, true, nil
+	}
+	// Of more terms: exact counts for the rare ones, lower bounds for
+	// the common ones.
+	var rare []string
+	var common []*termRows
+	for i, t := range terms {
+		n, err := count(t, commonRows+1)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		all[i].rows, all[i].exact = n, n <= commonRows
+		if all[i].exact {
+			rare = append(rare, t)
+		} else {
+			common = append(common, &all[i])
+		}
+	}
+	if len(common) == 0 {
+		return nil, 0, false, nil
+	}
+	var done []string // the terms of the groups scored
+	score := func(group []string, later []*termRows) error {
+		match := "(" + expr + ")"
+		if len(later) > 0 {
+			ls := make([]string, len(later))
+			for i, t := range later {
+				ls[i] = t.term
+			}
+			match = "(" + match + " NOT ((" + strings.Join(ls, " OR ") + ") NOT (" + strings.Join(group, " OR ") + ")))"
+		}
+		if len(done) > 0 {
+			match += " NOT (" + strings.Join(done, " OR ") + ")"
+		}
+		done = append(done, group...)
+		return run(match)
+	}
+	if len(rare) > 0 {
+		if err := score(rare, common); err != nil {
+			return nil, 0, false, err
+		}
+		if ok, err := beats(common); err != nil || ok {
+			return out, len(common), ok, err
+		}
+	}
+	for _, t := range common {
+		if !t.exact {
+			if t.rows, err = count(t.term, 0); err != nil {
+				return nil, 0, false, err
+			}
+			t.exact = true
+		}
+	}
+	sort.SliceStable(common, func(i, j int) bool { return common[i].rows < common[j].rows })
+	for i, t := range common {
+		if i > 0 || len(rare) > 0 {
+			if ok, err := beats(common[i:]); err != nil || ok {
+				return out, len(common) - i, ok, err
+			}
+		}
+		if i == prunedSteps {
+			group := make([]string, 0, len(common)-i)
+			for _, t := range common[i:] {
+				group = append(group, t.term)
+			}
+			if err := score(group, nil); err != nil {
+				return nil, 0, false, err
+			}
+			return out, 0, true, nil
+		}
+		if err := score([]string{t.term}, common[i+1:]); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	return out, 0, true, nil
+}
+
+// bestOf returns the best want of hits, ties by rowid.
+func bestOf(hits []scored, want int) []scored {
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].hit.Score != hits[j].hit.Score {
+			return hits[i].hit.Score > hits[j].hit.Score
+		}
+		return hits[i].rid < hits[j].rid
+	})
+	return hits[:min(want, len(hits))]
 }
 
 // bm25IDF is FTS5's idf of a phrase matching hits of total rows.
@@ -299,11 +494,12 @@ func uvarint(b []byte) (uint64, int) {
 // query with no usable term returns no hits. ErrInvalid for an empty scope
 // or unknown kind.
 func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hit, error) {
-	return db.searchText(ctx, q, true)
+	return db.searchText(ctx, q, commonTermRows)
 }
 
-// searchText is SearchText; prune false always runs the plain bm25 query.
-func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) ([]imprint.Hit, error) {
+// searchText is SearchText with searchPruned's threshold of a common term;
+// pruneAbove 0 always runs the plain bm25 query.
+func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, pruneAbove int) ([]imprint.Hit, error) {
 	if err := validScope(q.Scope); err != nil {
 		return nil, err
 	}
@@ -326,6 +522,16 @@ func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) (
 			terms[i] = messageOwnColumns + t
 		}
 	}
+	// Each index is read twice the limit deep, so that a record found by
+	// both has its two scores summed, and the context of a message hit
+	// (messageContext) has its neighbours. A memory or trace query that
+	// reads one index (no CJK text, or only CJK text) needs only the
+	// limit: each index returns its best rows in score order, ties by
+	// rowid, the order of the final sort.
+	depth := 2 * limit
+	if q.Kind != imprint.KindMessage && (fq.trigram == "" || fq.words == "") {
+		depth = limit
+	}
 	merged := map[int64]*scored{}
 	for _, part := range []struct {
 		table, expr string
@@ -336,7 +542,7 @@ func (db *DB) searchText(ctx context.Context, q imprint.TextQuery, prune bool) (
 		if part.expr == "" {
 			continue
 		}
-		hits, err := db.searchIndex(ctx, q, src, part.table, part.expr, part.terms, 2*limit, prune)
+		hits, err := db.searchIndex(ctx, q, src, part.table, part.expr, part.terms, depth, pruneAbove)
 		if err != nil {
 			return nil, dbErr("search text", err)
 		}
@@ -519,7 +725,7 @@ const messageOwnColumns = "{text date} : "
 // ("Caroline" alone), scored weightSpeaker times their bm25 on the speaker
 // column, so a message that says the words ranks first.
 func (db *DB) messagesBySpeaker(ctx context.Context, q imprint.TextQuery, src hitSource, words string, limit int, hits []*scored) ([]*scored, error) {
-	found, err := db.searchIndex(ctx, q, src, "message_words", "{who} : ("+words+")", nil, limit, false)
+	found, err := db.searchIndex(ctx, q, src, "message_words", "{who} : ("+words+")", nil, limit, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -356,7 +356,7 @@ func (r Recaller) queryVector(ctx context.Context, text string) []float32 {
 // relevant records the current session's, then the current workspace's,
 // comes first.
 func (r Recaller) hybrid(ctx context.Context, q imprint.RecallQuery, kind imprint.Kind, sessionID string, vec []float32, limit int) ([]imprint.Hit, error) {
-	depth := max(limit*3, 20)
+	depth := depthOf(limit)
 	var text, vecs [][]imprint.Hit
 	global := q.Workspace != ""
 	wide := imprint.TextQuery{Scope: q.Scope, Kind: kind, Text: q.Text, Workspace: q.Workspace, IncludeGlobal: global, Limit: depth}

@@ -67,9 +67,7 @@ func (s Searcher) Search(ctx context.Context, q imprint.SearchQuery) ([]imprint.
 	if len(kinds) == 0 {
 		kinds, _ = imprint.ParseKind("all")
 	}
-	// Each list is fetched deeper than the limit so fusion has room to
-	// promote hits that rank well in the other list.
-	depth := max(q.Limit*3, 20)
+	depth := depthOf(q.Limit)
 	// The searches of every kind are independent: they run concurrently
 	// (bounded), each into its own slot, so the fused order is the same as
 	// run one after the other. A lexical embedder's vectors only fill

@@ -208,9 +208,9 @@ type termRows struct {
 }
 
 // searchPruned is exact top-k pruning (MaxScore) of a word-index query of
-// several terms, at least one of them common (in more than commonRows
-// rows). bm25 costs a few microseconds per matching row, so a common term
-// makes the plain query score tens of thousands of rows. A row's bm25 is a
+// several terms: of two, or of more with one common (in more than
+// commonRows rows). bm25 costs a few microseconds per matching row, so a
+// common term makes the plain query score tens of thousands of rows. A row's bm25 is a
 // sum over the terms it holds, and a term's part is below idf*(k1+1)
 // whatever its frequency and the row's length (with non-negative column
 // weights). So the matching rows are scored in disjoint groups, and once
@@ -225,9 +225,10 @@ type termRows struct {
 // full query's phrases restricted by AND or NOT; a NOT clause's phrases
 // add exactly zero to a returned row's score, so the scores are those of
 // the plain query, and scoring every group gives the plain query's hits.
-// ok is false when every term is rare, where the plain query scores few
-// rows anyway; unscored is how many groups were left unscored. All reads
-// share one snapshot, so counts and scores agree.
+// Terms are counted only as far as a bound needs. ok is false when the
+// query has more than two terms and all are rare, where the plain query
+// scores few rows anyway; unscored is how many groups were left unscored.
+// All reads share one snapshot, so counts and scores agree.
 func (db *DB) searchPruned(ctx context.Context, kind imprint.Kind, src hitSource, table, expr string, terms []string,
 	filter string, fargs []any, want, commonRows int) (out []scored, unscored int, ok bool, err error) {
 	tx, err := db.r.BeginTx(ctx, nil)
@@ -495,6 +496,22 @@ func uvarint(b []byte) (uint64, int) {
 // or unknown kind.
 func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hit, error) {
 	return db.searchText(ctx, q, commonTermRows)
+}
+
+// TextPrefixStable reports whether SearchText(q) with a smaller limit
+// returns exactly the first hits of q's (search.PrefixStore): true for a
+// memory or trace query whose text reads one keyword index (not both CJK
+// and other words). Such a query reads the index the limit deep, each
+// read (searchTop, searchPruned) returns the first rows of the filtered
+// rows in one order (score, then rowid) whatever the limit, and the hits
+// are sorted in that order. A message query's context scores
+// (messageContext) and the two-index sum depend on the depth read.
+func (db *DB) TextPrefixStable(q imprint.TextQuery) bool {
+	if q.Kind != imprint.KindMemory && q.Kind != imprint.KindTrace {
+		return false
+	}
+	fq := buildQuery(q.Text)
+	return fq.words == "" || fq.trigram == ""
 }
 
 // searchText is SearchText with searchPruned's threshold of a common term;

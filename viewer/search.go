@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -20,6 +21,12 @@ type searchData struct {
 	Missing string
 }
 
+// searchRecaller runs a search and the recall of the same query together,
+// sharing the reads both would make (search.Recaller).
+type searchRecaller interface {
+	SearchAndRecall(ctx context.Context, sq imprint.SearchQuery, rq imprint.RecallQuery) ([]imprint.Hit, imprint.RecallResult, error)
+}
+
 func (h *Handler) search(w http.ResponseWriter, r *http.Request, v *view) error {
 	q := r.URL.Query()
 	d := searchData{Text: strings.TrimSpace(q.Get("q")), Kind: q.Get("kind"), Budget: intParam(r, "budget", imprint.DefaultRecallBudget, 8000)}
@@ -31,26 +38,34 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request, v *view) error 
 		if h.d.Search == nil || h.d.Recall == nil {
 			d.Missing = "search"
 		} else {
-			// The search and the recall are independent: run together.
+			sq := imprint.SearchQuery{Scope: v.Scope, Text: d.Text, Kinds: kinds, Limit: intParam(r, "limit", 20, 100)}
+			rq := imprint.RecallQuery{Scope: v.Scope, Text: d.Text, BudgetTokens: d.Budget}
 			var rec imprint.RecallResult
-			g, ctx := errgroup.WithContext(r.Context())
-			g.Go(func() error {
-				hits, err := h.d.Search.Search(ctx, imprint.SearchQuery{Scope: v.Scope, Text: d.Text, Kinds: kinds, Limit: intParam(r, "limit", 20, 100)})
-				if err != nil {
-					return fmt.Errorf("search: %w", err)
+			if sr, ok := h.d.Recall.(searchRecaller); ok {
+				if d.Hits, rec, err = sr.SearchAndRecall(r.Context(), sq, rq); err != nil {
+					return err
 				}
-				d.Hits = hits
-				return nil
-			})
-			g.Go(func() error {
-				var err error
-				if rec, err = h.d.Recall.Recall(ctx, imprint.RecallQuery{Scope: v.Scope, Text: d.Text, BudgetTokens: d.Budget}); err != nil {
-					return fmt.Errorf("recall: %w", err)
+			} else {
+				// The search and the recall are independent: run together.
+				g, ctx := errgroup.WithContext(r.Context())
+				g.Go(func() error {
+					hits, err := h.d.Search.Search(ctx, sq)
+					if err != nil {
+						return fmt.Errorf("search: %w", err)
+					}
+					d.Hits = hits
+					return nil
+				})
+				g.Go(func() error {
+					var err error
+					if rec, err = h.d.Recall.Recall(ctx, rq); err != nil {
+						return fmt.Errorf("recall: %w", err)
+					}
+					return nil
+				})
+				if err := g.Wait(); err != nil {
+					return err
 				}
-				return nil
-			})
-			if err := g.Wait(); err != nil {
-				return err
 			}
 			d.Recall, d.Tokens = &rec, imprint.EstimateTokens(rec.Context)
 		}

@@ -34,7 +34,9 @@ const (
 // memories cannot be edited or forgotten.
 type Deps struct {
 	Store imprint.ServiceStore
-	// Search runs hybrid search (search.Searcher).
+	// Search runs hybrid search (search.Searcher). When Recall can also
+	// search (SearchAndRecall, as search.Recaller does), the search page
+	// asks it for both, so wire Recall over the same Searcher.
 	Search imprint.Search
 	// Recall builds the recall block a query would inject (search.Recaller).
 	Recall imprint.Recall

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -20,7 +21,9 @@ import (
 	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/internal/pgtest"
 	"github.com/imprint-dev/imprint/postgres"
+	"github.com/imprint-dev/imprint/schedule"
 	"github.com/imprint-dev/imprint/sqlite"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 )
 
 // migrateSource imports the shipped LoCoMo and τ-bench test data into a
@@ -347,5 +350,81 @@ func get[T any](v T, err error) func(t *testing.T) T {
 			t.Fatal(err)
 		}
 		return v
+	}
+}
+
+// TestMigratePendingWorkRunsOnPostgres: the source holds a queued River
+// extraction job for one session and pending messages with no job for
+// another. After the migration the job is in the database's jobs table,
+// and imprint serve on PostgreSQL carries out both: the job (handed to
+// River) and the pending session (found again by the planner).
+func TestMigratePendingWorkRunsOnPostgres(t *testing.T) {
+	url := pgtest.Schema(t)
+	t.Parallel()
+	dir := t.TempDir()
+	local := map[string]string{"IMPRINT_DATA_DIR": dir}
+	for s, place := range map[string]string{"s-job": "Lisbon", "s-idle": "Kyoto"} {
+		msgs := `[{"id":"m1","role":"user","content":"I moved to ` + place + ` last spring and I love the tram rides in ` + place + `."},
+			{"id":"m2","role":"assistant","content":"That sounds lovely."}]`
+		if r := runBin(t, local, msgs, "record", "--session", s); r.code != 0 {
+			t.Fatalf("record: exit %d: %s", r.code, r.stderr)
+		}
+	}
+	scope := imprint.Scope{Tenant: "default", User: "default", Agent: "default"}
+	func() {
+		db, err := sqlite.Open(t.Context(), filepath.Join(dir, "imprint.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		eng, err := schedule.NewRiver(t.Context(), riversqlite.New(db.WriterDB()), db, schedule.RiverConfig{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetJobEngine(eng); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.EnqueueJob(t.Context(), imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s-job",
+			UniqueKey: imprint.ExtractJobKey(scope, "s-job")}); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	r := runBin(t, local, "", "migrate", "--to", url, "--json")
+	var st curate.MigrateStats
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil || st.Jobs != 1 || st.Copied.Jobs != 1 {
+		t.Fatalf("migrate: exit %d: %s %s; want one job copied", r.code, r.stdout, r.stderr)
+	}
+	func() {
+		pg, err := postgres.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pg.Close()
+		jobs, err := pg.ListJobs(t.Context(), nil, imprint.JobAvailable, 10)
+		if err != nil || len(jobs) != 1 || jobs[0].SessionID != "s-job" || jobs[0].Kind != imprint.JobExtract {
+			t.Fatalf("the database's jobs after the migration: %+v, %v", jobs, err)
+		}
+	}()
+	// First with a planner that waits an hour: only the copied job can
+	// extract s-job. Then with one that finds the idle session at once.
+	pg := map[string]string{"IMPRINT_DATA_DIR": t.TempDir(), "IMPRINT_STORE": url}
+	for _, step := range []struct{ idle, session string }{{"1h", "s-job"}, {"1s", "s-idle"}} {
+		p, err := startServe(imprintBin(t), t.TempDir(), map[string]string{"IMPRINT_STORE": url, "IMPRINT_EXTRACTION_IDLE": step.idle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			r := runBin(t, pg, "", "memories", "--json", "--session", step.session)
+			if ms := jsonLines[imprint.Memory](t, r); len(ms) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				p.kill()
+				t.Fatalf("session %s was not extracted on postgres within 60 s: %s", step.session, p.stderr.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		p.kill()
 	}
 }

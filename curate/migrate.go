@@ -163,15 +163,15 @@ func Migrate(ctx context.Context, from, to imprint.Store, o MigrateOptions) (Mig
 	}
 	for _, s := range steps {
 		if err := m.pages(ctx, s.kind, s.total, s.run); err != nil {
-			return st, fmt.Errorf("migrate %s: %w", s.kind, err)
+			return st, fmt.Errorf("migrate %s: %w (%s)", s.kind, err, resumeHint)
 		}
 	}
 	if err := m.apiKeys(ctx); err != nil {
-		return st, fmt.Errorf("migrate %s: %w", MigrateAPIKeys, err)
+		return st, fmt.Errorf("migrate %s: %w (%s)", MigrateAPIKeys, err, resumeHint)
 	}
 	n, err := l.LoadJobs(ctx, jobs)
 	if err != nil {
-		return st, fmt.Errorf("migrate %s: %w", MigrateJobs, err)
+		return st, fmt.Errorf("migrate %s: %w (%s)", MigrateJobs, err, resumeHint)
 	}
 	st.Copied.Jobs = n
 	m.progress(MigrateJobs, len(jobs), len(jobs))
@@ -242,6 +242,9 @@ func checkCounts(ctx context.Context, want imprint.DumpCounts, to imprint.Store)
 	}
 	return nil
 }
+
+// resumeHint ends the error of a migration cut off after it began.
+const resumeHint = "the target holds a partial copy: the same migration run again resumes it"
 
 // migration is one run of Migrate.
 type migration struct {

@@ -36,6 +36,10 @@ type DB struct {
 	// vec is the vector tier (pgvector.go).
 	vec vecTier
 
+	// bigTables records, by table name, whether its last keyword search
+	// found it large (search.go).
+	bigTables sync.Map
+
 	// lexemes caches the tsvectors of the words written (tsvector.go).
 	lexemes lexemeCache
 

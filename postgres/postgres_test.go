@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/internal/pgtest"
+	"github.com/imprint-dev/imprint/keyword"
 	"github.com/imprint-dev/imprint/storetest"
 )
 
@@ -150,5 +152,67 @@ func TestCaptureTraceIDConflict(t *testing.T) {
 	}
 	if _, err := db.GetEpisode(ctx, scope, "e2"); !errors.Is(err, imprint.ErrNotFound) {
 		t.Errorf("episode e2 after the conflict: %v, want not found", err)
+	}
+}
+
+// TestSearchPrunesCommonTerms checks that a query with a rare and a common
+// term, whose best hits the rare term decides, gets from the records of the
+// rare term alone exactly the hits of ranking every match.
+func TestSearchPrunesCommonTerms(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	ctx := t.Context()
+	scope := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	put := func(id, content string) {
+		t.Helper()
+		if err := db.PutMemory(ctx, imprint.Memory{ID: id, Scope: scope, Content: content, Type: imprint.MemoryEpisodic}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range pruneAbove + 100 {
+		put(fmt.Sprintf("c%05d", i), fmt.Sprintf("the trip went well, trip number %d", i))
+	}
+	for i := range 30 {
+		put(fmt.Sprintf("b%02d", i), fmt.Sprintf("a particular trip story %d", i))
+		put(fmt.Sprintf("r%02d", i), fmt.Sprintf("particular detail %d of particular things", i))
+	}
+	put("z1", "zebra crossing on the trip")
+	src := hitSources[imprint.KindMemory]
+	for _, c := range []struct {
+		query  string
+		pruned bool // whether the rare term's records decide
+	}{{"particular trip", true}, {"zebra trip", false}} {
+		terms := keyword.Query(c.query)
+		st, err := db.idfs(ctx, src, "words", terms.Words, terms.Trigram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 20
+		q := imprint.TextQuery{Scope: scope, Kind: imprint.KindMemory, Text: c.query}
+		full, err := db.rankIndex(ctx, q, src, "words", terms.Words, terms.Trigram, st, func(int64) bool { return true }, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rare, err := db.rankIndex(ctx, q, src, "words", terms.Words, terms.Trigram, st, func(n int64) bool { return n <= pruneAbove }, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decided := len(rare) == want && rare[want-1].hit.Score > st.wordIDF[1]
+		if decided != c.pruned {
+			t.Fatalf("%q: the rare term's records decide: %v, want %v", c.query, decided, c.pruned)
+		}
+		got, err := db.searchIndex(ctx, q, src, "words", terms.Words, terms.Trigram, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(full) {
+			t.Fatalf("%q: %d hits, ranking every match gives %d", c.query, len(got), len(full))
+		}
+		for i := range got {
+			if got[i].hit.ID != full[i].hit.ID || got[i].hit.Score != full[i].hit.Score {
+				t.Errorf("%q: hit %d is %s (%v), ranking every match gives %s (%v)", c.query, i,
+					got[i].hit.ID, got[i].hit.Score, full[i].hit.ID, full[i].hit.Score)
+			}
+		}
 	}
 }

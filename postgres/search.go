@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -126,8 +127,11 @@ func bm25IDF(total, hits int64) float64 {
 const exactCountBelow = 10000
 
 // idfs returns the idf of each word term (in column col) and of each CJK
-// phrase over the kind's live records of every scope, in one statement.
-func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string) ([]float64, []float64, error) {
+// phrase over the kind's live records of every scope, in one statement,
+// and the tsquery of each word term, for the search to send as a value: a
+// tsquery function in the search statement would run for every row once
+// its prepared statement has a generic plan.
+func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string) (termStats, error) {
 	var a args
 	live := strings.TrimPrefix(strings.ReplaceAll(src.live, "x.", ""), " AND ")
 	where := func(cond string) string {
@@ -141,19 +145,57 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	// than the search. Small or never-analysed tables are counted.
 	sel := []string{`(SELECT CASE WHEN c.reltuples >= ` + strconv.Itoa(exactCountBelow) + ` THEN c.reltuples::bigint ELSE (SELECT COUNT(*) FROM ` +
 		src.table + strings.TrimSuffix(where("true"), " AND true") + `) END FROM pg_class c WHERE c.oid = '` + src.table + `'::regclass)`}
+	// In a large table a term's records are counted up to countCap: a
+	// term with more is common, and its count is the planner's estimate
+	// (below), as the table's is; counting all of a common word's records
+	// read most of the table.
+	var limit any
+	if big, _ := db.bigTables.Load(src.table); big == true {
+		limit = countCap
+	}
+	lim := ""
+	if len(words)+len(tri) > 0 {
+		lim = ` LIMIT ` + a.add(limit) + `::bigint`
+	}
 	for _, w := range words {
-		sel = append(sel, `(SELECT COUNT(*) FROM `+src.table+where(col+` @@ `+termQuery(&a, w))+`)`)
+		sel = append(sel, `(SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+where(col+` @@ `+termQuery(&a, w))+lim+`) n)`)
 	}
 	for _, t := range tri {
-		sel = append(sel, `(SELECT COUNT(*) FROM `+src.table+where(`cjk LIKE `+a.add(likePattern(t)))+`)`)
+		sel = append(sel, `(SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+where(`cjk LIKE `+a.add(likePattern(t)))+lim+`) n)`)
 	}
-	counts := make([]int64, len(sel))
-	dst := make([]any, len(sel))
+	for _, w := range words {
+		sel = append(sel, termQuery(&a, w)+`::text`)
+	}
+	counts := make([]int64, len(sel)-len(words))
+	tqs := make([]string, len(words))
+	dst := make([]any, 0, len(sel))
 	for i := range counts {
-		dst[i] = &counts[i]
+		dst = append(dst, &counts[i])
+	}
+	for i := range tqs {
+		dst = append(dst, &tqs[i])
 	}
 	if err := db.pool.QueryRow(ctx, `SELECT `+strings.Join(sel, ", "), a...).Scan(dst...); err != nil {
-		return nil, nil, err
+		return termStats{}, err
+	}
+	db.bigTables.Store(src.table, counts[0] >= exactCountBelow)
+	if limit != nil {
+		for i, n := range counts[1:] {
+			if n < countCap {
+				continue
+			}
+			var cond string
+			if i < len(words) {
+				cond = col + ` @@ ` + quoteLiteral(tqs[i]) + `::tsquery`
+			} else {
+				cond = `cjk LIKE ` + quoteLiteral(likePattern(tri[i-len(words)]))
+			}
+			est, err := db.estimateRows(ctx, `SELECT 1 FROM `+src.table+where(cond))
+			if err != nil {
+				return termStats{}, err
+			}
+			counts[1+i] = max(est, countCap)
+		}
 	}
 	wi, ti := make([]float64, len(words)), make([]float64, len(tri))
 	for i := range words {
@@ -162,33 +204,115 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	for i := range tri {
 		ti[i] = bm25IDF(counts[0], counts[1+len(words)+i])
 	}
-	return wi, ti, nil
+	return termStats{wordIDF: wi, triIDF: ti, tsqueries: tqs, wordHits: counts[1 : 1+len(words)], triHits: counts[1+len(words):]}, nil
+}
+
+// termStats are the idfs of a query's word terms and CJK phrases, how
+// many records hold each, and the word terms' tsqueries.
+type termStats struct {
+	wordIDF, triIDF   []float64
+	wordHits, triHits []int64
+	tsqueries         []string
+}
+
+// pruneAbove is the number of records above which a term is common: a
+// search ranks first the records holding its rarer terms, and reads the
+// records holding only common terms only when they could still rank. In a
+// large table (exactCountBelow) the records of a term are counted up to
+// countCap, and a common term's count is the planner's estimate.
+const (
+	pruneAbove = 2000
+	countCap   = pruneAbove + 1
+)
+
+// estimateRows is the planner's estimate of the rows query returns.
+func (db *DB) estimateRows(ctx context.Context, query string) (int64, error) {
+	var plan string
+	if err := db.pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+query).Scan(&plan); err != nil {
+		return 0, err
+	}
+	var out []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		}
+	}
+	if err := json.Unmarshal([]byte(plan), &out); err != nil || len(out) == 0 {
+		return 0, fmt.Errorf("explain %q: %v", query, err)
+	}
+	return int64(out[0].Plan.Rows), nil
 }
 
 // searchIndex returns up to want hits of the kind matching any word term
 // in column col (words or, for messages, who) or any CJK phrase, within
 // the query's scope and filters, best first: the filters are in the
 // statement, so the index never returns another scope's rows to filter.
+//
+// A term's part of a score is at most its idf (ts_rank is below 1 with
+// weights of at most 1; a CJK phrase adds its idf times trigramRank), so
+// when a query has rare and common terms (pruneAbove) the records holding
+// a rare one are ranked first, on every term; if the last of the want best
+// scores more than the common terms' idfs together, no record holding only
+// common terms can rank among them and those are never read. Otherwise
+// every match is ranked. Either way the hits are the same.
 func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSource, col string, words, tri []string, want int) ([]scored, error) {
 	if len(words) == 0 && len(tri) == 0 {
 		return nil, nil
 	}
-	wIDF, tIDF, err := db.idfs(ctx, src, col, words, tri)
+	st, err := db.idfs(ctx, src, col, words, tri)
 	if err != nil {
 		return nil, err
 	}
+	all := func(int64) bool { return true }
+	rare := func(n int64) bool { return n <= pruneAbove }
+	bound, nRare, nCommon := 0.0, 0, 0
+	for i, n := range st.wordHits {
+		if rare(n) {
+			nRare++
+		} else {
+			nCommon++
+			bound += st.wordIDF[i]
+		}
+	}
+	for i, n := range st.triHits {
+		if rare(n) {
+			nRare++
+		} else {
+			nCommon++
+			bound += st.triIDF[i] * trigramRank
+		}
+	}
+	if nRare > 0 && nCommon > 0 {
+		out, err := db.rankIndex(ctx, q, src, col, words, tri, st, rare, want)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == want && out[want-1].hit.Score > bound*(1+1e-9) {
+			return out, nil
+		}
+	}
+	return db.rankIndex(ctx, q, src, col, words, tri, st, all, want)
+}
+
+// rankIndex returns the want best records, on every term, of those holding
+// a term whose record count matches says yes to.
+func (db *DB) rankIndex(ctx context.Context, q imprint.TextQuery, src hitSource, col string, words, tri []string, st termStats,
+	matches func(int64) bool, want int) ([]scored, error) {
 	var a args
 	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src)
 	var match, score []string
-	for i, w := range words {
-		tq := termQuery(&a, w)
-		match = append(match, `x.`+col+` @@ `+tq)
-		score = append(score, a.add(wIDF[i])+`::float8 * ts_rank(`+rankWeights+`, x.`+col+`, `+tq+`)`)
+	for i := range words {
+		tq := a.add(st.tsqueries[i]) + `::tsquery`
+		if matches(st.wordHits[i]) {
+			match = append(match, `x.`+col+` @@ `+tq)
+		}
+		score = append(score, a.add(st.wordIDF[i])+`::float8 * ts_rank(`+rankWeights+`, x.`+col+`, `+tq+`)`)
 	}
 	for i, t := range tri {
 		p := a.add(likePattern(t))
-		match = append(match, `x.cjk LIKE `+p)
-		score = append(score, `CASE WHEN x.cjk LIKE `+p+` THEN `+a.add(tIDF[i]*trigramRank)+`::float8 ELSE 0 END`)
+		if matches(st.triHits[i]) {
+			match = append(match, `x.cjk LIKE `+p)
+		}
+		score = append(score, `CASE WHEN x.cjk LIKE `+p+` THEN `+a.add(st.triIDF[i]*trigramRank)+`::float8 ELSE 0 END`)
 	}
 	query := `SELECT ` + src.cols + `, (` + strings.Join(score, " + ") + `)::float8 AS score FROM ` + src.table +
 		` x WHERE ` + filter + ` AND (` + strings.Join(match, " OR ") + `) ORDER BY score DESC, x.` + src.key +

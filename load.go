@@ -25,6 +25,8 @@ type DumpCounts struct {
 	Episodes int `json:"episodes"`
 	Traces   int `json:"traces"`
 	APIKeys  int `json:"api_keys"`
+	// LLMCalls counts the call log's lines.
+	LLMCalls int `json:"llm_calls"`
 }
 
 // SessionState is a session as a copy carries it: its extraction cursor
@@ -75,6 +77,8 @@ type Dumper interface {
 	DumpCaptures(ctx context.Context, after string, limit int) ([]Capture, string, error)
 	// DumpAPIKeys returns every API key, revoked ones too, with its hash.
 	DumpAPIKeys(ctx context.Context) ([]KeyRecord, error)
+	// DumpLLMCalls pages through the call log, oldest first.
+	DumpLLMCalls(ctx context.Context, after string, limit int) ([]LLMCall, string, error)
 }
 
 // LoadMark is a copy's own record in the target store: which source it
@@ -114,6 +118,11 @@ type Loader interface {
 	// time) is skipped, and so is an unfinished one whose unique key an
 	// unfinished job holds. It returns how many it inserted.
 	LoadJobs(ctx context.Context, jobs []Job) (int, error)
+	// LoadLLMCalls appends calls to the call log as they are and replaces
+	// the copy mark with mark, in one transaction: a page of the log is
+	// copied together with the position after it, so a copy cut off
+	// never writes a page twice.
+	LoadLLMCalls(ctx context.Context, calls []LLMCall, mark LoadMark) error
 	// LoadMark returns the store's copy mark (zero when none).
 	LoadMark(ctx context.Context) (LoadMark, error)
 	// SetLoadMark replaces the store's copy mark.

@@ -17,6 +17,7 @@ const (
 	MigrateSessions = "sessions"
 	MigrateMemories = "memories"
 	MigrateCaptures = "captures"
+	MigrateLLMCalls = "llm_calls"
 	MigrateAPIKeys  = "api_keys"
 	MigrateJobs     = "jobs"
 )
@@ -55,6 +56,7 @@ type MigrateCopied struct {
 	Episodes int `json:"episodes"`
 	Traces   int `json:"traces"`
 	APIKeys  int `json:"api_keys"`
+	LLMCalls int `json:"llm_calls"`
 	Jobs     int `json:"jobs"`
 }
 
@@ -80,7 +82,8 @@ type MigrateStats struct {
 // Migrate copies every record of from into to with the same ids: messages
 // in the order they were recorded with their vectors, sessions with their
 // extraction state, memories with every version (superseded_by and
-// forgotten_at kept), episodes with their turns and traces, API keys
+// forgotten_at kept), episodes with their turns and traces, the LLM call
+// log, API keys
 // (revoked ones stay revoked) and the unfinished jobs (into to's jobs
 // table, which a service started on to hands to its job engine). from
 // must be a Dumper, to a Loader (ErrInvalid otherwise).
@@ -160,6 +163,7 @@ func Migrate(ctx context.Context, from, to imprint.Store, o MigrateOptions) (Mig
 		{MigrateSessions, counts.Sessions, m.sessions},
 		{MigrateMemories, counts.Memories, m.memories},
 		{MigrateCaptures, counts.Episodes, m.captures},
+		{MigrateLLMCalls, counts.LLMCalls, m.llmCalls},
 	}
 	for _, s := range steps {
 		if err := m.pages(ctx, s.kind, s.total, s.run); err != nil {
@@ -212,8 +216,8 @@ func checkEmpty(ctx context.Context, to imprint.Store) error {
 			return fmt.Errorf("migrate: count the target: %w", err)
 		}
 		if c != (imprint.DumpCounts{}) {
-			return imprint.Conflictf("migrate: the target is not empty (%d sessions, %d messages, %d memories, %d episodes, %d API keys) and holds no migration of this source",
-				c.Sessions, c.Messages, c.Memories, c.Episodes, c.APIKeys)
+			return imprint.Conflictf("migrate: the target is not empty (%d sessions, %d messages, %d memories, %d episodes, %d API keys, %d LLM calls) and holds no migration of this source",
+				c.Sessions, c.Messages, c.Memories, c.Episodes, c.APIKeys, c.LLMCalls)
 		}
 		return nil
 	}
@@ -394,6 +398,22 @@ func (m *migration) captures(ctx context.Context, after string) (string, int, bo
 	return next, len(cs), len(cs) < max(1, m.page/10), nil
 }
 
+// llmCalls appends a page of the call log, with the position after it in
+// the same transaction (the log has no ids to skip a page written twice).
+func (m *migration) llmCalls(ctx context.Context, after string) (string, int, bool, error) {
+	calls, next, err := m.d.DumpLLMCalls(ctx, after, m.page)
+	if err != nil {
+		return after, 0, false, err
+	}
+	m.mark.Positions[MigrateLLMCalls] = next
+	m.mark.UpdatedAt = imprint.Now()
+	if err := m.l.LoadLLMCalls(ctx, calls, m.mark); err != nil {
+		return after, 0, false, err
+	}
+	m.st.Copied.LLMCalls += len(calls)
+	return next, len(calls), len(calls) < m.page, nil
+}
+
 // apiKeys creates the keys the target lacks, revoking the revoked ones.
 func (m *migration) apiKeys(ctx context.Context) error {
 	ks, ok := m.to.(imprint.APIKeyStore)
@@ -434,8 +454,8 @@ func (m *migration) apiKeys(ctx context.Context) error {
 // this run did.
 func (s MigrateStats) WriteText(w io.Writer) error {
 	c := s.Source
-	held := fmt.Sprintf("%d sessions, %d messages, %d memory versions, %d episodes, %d traces, %d API keys, %d unfinished jobs",
-		c.Sessions, c.Messages, c.Memories, c.Episodes, c.Traces, c.APIKeys, s.Jobs)
+	held := fmt.Sprintf("%d sessions, %d messages, %d memory versions, %d episodes, %d traces, %d LLM calls, %d API keys, %d unfinished jobs",
+		c.Sessions, c.Messages, c.Memories, c.Episodes, c.Traces, c.LLMCalls, c.APIKeys, s.Jobs)
 	var err error
 	switch {
 	case s.DryRun && s.AlreadyDone:
@@ -450,8 +470,8 @@ func (s MigrateStats) WriteText(w io.Writer) error {
 			verb = "resumed and finished the migration:"
 		}
 		p := s.Copied
-		_, err = fmt.Fprintf(w, "%s %s (this run wrote %d sessions, %d messages, %d memories, %d episodes, %d traces, %d API keys, %d jobs)\n",
-			verb, held, p.Sessions, p.Messages, p.Memories, p.Episodes, p.Traces, p.APIKeys, p.Jobs)
+		_, err = fmt.Fprintf(w, "%s %s (this run wrote %d sessions, %d messages, %d memories, %d episodes, %d traces, %d LLM calls, %d API keys, %d jobs)\n",
+			verb, held, p.Sessions, p.Messages, p.Memories, p.Episodes, p.Traces, p.LLMCalls, p.APIKeys, p.Jobs)
 	}
 	if err == nil && s.FailedJobs > 0 {
 		_, err = fmt.Fprintf(w, "%d failed jobs were not copied\n", s.FailedJobs)

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,8 +20,9 @@ func (db *DB) DumpCounts(ctx context.Context) (imprint.DumpCounts, error) {
 	var c imprint.DumpCounts
 	err := db.pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM sessions), (SELECT count(*) FROM messages), (SELECT count(*) FROM memories),
-		(SELECT count(*) FROM episodes), (SELECT count(*) FROM traces), (SELECT count(*) FROM api_keys)`).
-		Scan(&c.Sessions, &c.Messages, &c.Memories, &c.Episodes, &c.Traces, &c.APIKeys)
+		(SELECT count(*) FROM episodes), (SELECT count(*) FROM traces), (SELECT count(*) FROM api_keys),
+		(SELECT count(*) FROM llm_calls)`).
+		Scan(&c.Sessions, &c.Messages, &c.Memories, &c.Episodes, &c.Traces, &c.APIKeys, &c.LLMCalls)
 	return c, dbErr("dump counts", err)
 }
 
@@ -186,3 +188,31 @@ type hashRow struct {
 }
 
 func (h hashRow) Scan(dst ...any) error { return h.row.Scan(append(dst, h.hash)...) }
+
+// DumpLLMCalls implements imprint.Dumper, in row order.
+func (db *DB) DumpLLMCalls(ctx context.Context, after string, limit int) ([]imprint.LLMCall, string, error) {
+	from, err := imprint.ParseRowPosition(after)
+	if err != nil {
+		return nil, after, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT rid, op, provider, model, prompt_tokens, completion_tokens, estimated,
+		latency_ms, outcome, attempt, at, tenant, user_id, agent FROM llm_calls WHERE rid > $1 ORDER BY rid LIMIT $2`, from, limit)
+	if err != nil {
+		return nil, after, dbErr("dump llm calls", err)
+	}
+	defer rows.Close()
+	out := []imprint.LLMCall{}
+	last := from
+	for rows.Next() {
+		var c imprint.LLMCall
+		var latencyMS int64
+		var at time.Time
+		if err := rows.Scan(&last, &c.Op, &c.Provider, &c.Model, &c.PromptTokens, &c.CompletionTokens, &c.TokensEstimated,
+			&latencyMS, &c.Outcome, &c.Attempt, &at, &c.Scope.Tenant, &c.Scope.User, &c.Scope.Agent); err != nil {
+			return nil, after, dbErr("dump llm calls", err)
+		}
+		c.Latency, c.At = time.Duration(latencyMS)*time.Millisecond, imprint.At(at)
+		out = append(out, c)
+	}
+	return out, imprint.RowPosition(last), dbErr("dump llm calls", rows.Err())
+}

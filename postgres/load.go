@@ -83,6 +83,31 @@ func (db *DB) LoadJobs(ctx context.Context, jobs []imprint.Job) (int, error) {
 	return n, dbErr("load jobs", err)
 }
 
+// LoadLLMCalls implements imprint.Loader.
+func (db *DB) LoadLLMCalls(ctx context.Context, calls []imprint.LLMCall, mark imprint.LoadMark) error {
+	raw, err := json.Marshal(mark)
+	if err != nil {
+		return fmt.Errorf("load llm calls: %w", err)
+	}
+	err = db.tx(ctx, func(tx pgx.Tx) error {
+		for _, c := range calls {
+			if _, err := tx.Exec(ctx, `INSERT INTO llm_calls (op, provider, model, prompt_tokens, completion_tokens,
+				estimated, latency_ms, outcome, attempt, at, tenant, user_id, agent)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+				c.Op, c.Provider, c.Model, c.PromptTokens, c.CompletionTokens, c.TokensEstimated,
+				c.Latency.Milliseconds(), c.Outcome, c.Attempt, c.At.Time, c.Scope.Tenant, c.Scope.User, c.Scope.Agent); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, setMarkSQL, string(raw))
+		return err
+	})
+	return dbErr("load llm calls", err)
+}
+
+// setMarkSQL replaces the copy mark.
+const setMarkSQL = `INSERT INTO load_mark (id, mark) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark`
+
 // LoadMark implements imprint.Loader.
 func (db *DB) LoadMark(ctx context.Context) (imprint.LoadMark, error) {
 	var m imprint.LoadMark
@@ -103,7 +128,6 @@ func (db *DB) SetLoadMark(ctx context.Context, m imprint.LoadMark) error {
 	if err != nil {
 		return fmt.Errorf("set load mark: %w", err)
 	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO load_mark (id, mark) VALUES (1, $1)
-		ON CONFLICT (id) DO UPDATE SET mark = excluded.mark`, string(raw))
+	_, err = db.pool.Exec(ctx, setMarkSQL, string(raw))
 	return dbErr("set load mark", err)
 }

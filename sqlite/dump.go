@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -18,8 +19,9 @@ func (db *DB) DumpCounts(ctx context.Context) (imprint.DumpCounts, error) {
 	var c imprint.DumpCounts
 	err := db.r.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM sessions), (SELECT count(*) FROM messages), (SELECT count(*) FROM memories),
-		(SELECT count(*) FROM episodes), (SELECT count(*) FROM traces), (SELECT count(*) FROM api_keys)`).
-		Scan(&c.Sessions, &c.Messages, &c.Memories, &c.Episodes, &c.Traces, &c.APIKeys)
+		(SELECT count(*) FROM episodes), (SELECT count(*) FROM traces), (SELECT count(*) FROM api_keys),
+		(SELECT count(*) FROM llm_calls)`).
+		Scan(&c.Sessions, &c.Messages, &c.Memories, &c.Episodes, &c.Traces, &c.APIKeys, &c.LLMCalls)
 	return c, dbErr("dump counts", err)
 }
 
@@ -201,3 +203,32 @@ type hashScanner struct {
 }
 
 func (h hashScanner) Scan(dst ...any) error { return h.rows.Scan(append(dst, h.hash)...) }
+
+// DumpLLMCalls implements imprint.Dumper, in row order.
+func (db *DB) DumpLLMCalls(ctx context.Context, after string, limit int) ([]imprint.LLMCall, string, error) {
+	from, err := imprint.ParseRowPosition(after)
+	if err != nil {
+		return nil, after, err
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT rid, op, provider, model, prompt_tokens, completion_tokens, estimated,
+		latency_ms, outcome, attempt, at, tenant, user_id, agent FROM llm_calls WHERE rid > ? ORDER BY rid LIMIT ?`, from, limit)
+	if err != nil {
+		return nil, after, dbErr("dump llm calls", err)
+	}
+	defer rows.Close()
+	out := []imprint.LLMCall{}
+	last := from
+	for rows.Next() {
+		var c imprint.LLMCall
+		var est int
+		var latencyMS int64
+		var at string
+		if err := rows.Scan(&last, &c.Op, &c.Provider, &c.Model, &c.PromptTokens, &c.CompletionTokens, &est,
+			&latencyMS, &c.Outcome, &c.Attempt, &at, &c.Scope.Tenant, &c.Scope.User, &c.Scope.Agent); err != nil {
+			return nil, after, dbErr("dump llm calls", err)
+		}
+		c.TokensEstimated, c.Latency, c.At = est != 0, time.Duration(latencyMS)*time.Millisecond, parseTS(at)
+		out = append(out, c)
+	}
+	return out, imprint.RowPosition(last), dbErr("dump llm calls", rows.Err())
+}

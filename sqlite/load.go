@@ -83,6 +83,33 @@ func (db *DB) LoadJobs(ctx context.Context, jobs []imprint.Job) (int, error) {
 	return n, dbErr("load jobs", err)
 }
 
+// LoadLLMCalls implements imprint.Loader.
+func (db *DB) LoadLLMCalls(ctx context.Context, calls []imprint.LLMCall, mark imprint.LoadMark) error {
+	raw, err := json.Marshal(mark)
+	if err != nil {
+		return fmt.Errorf("load llm calls: %w", err)
+	}
+	err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		for _, c := range calls {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (op, provider, model, prompt_tokens, completion_tokens,
+				estimated, latency_ms, outcome, attempt, at, tenant, user_id, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				c.Op, c.Provider, c.Model, c.PromptTokens, c.CompletionTokens, boolInt(c.TokensEstimated),
+				c.Latency.Milliseconds(), c.Outcome, c.Attempt, ts(c.At), c.Scope.Tenant, c.Scope.User, c.Scope.Agent); err != nil {
+				return nil, err
+			}
+		}
+		return nil, setMark(ctx, tx, raw)
+	})
+	return dbErr("load llm calls", err)
+}
+
+// setMark replaces the copy mark inside tx.
+func setMark(ctx context.Context, tx *sql.Tx, raw []byte) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO load_mark (id, mark) VALUES (1, ?)
+		ON CONFLICT (id) DO UPDATE SET mark = excluded.mark`, string(raw))
+	return err
+}
+
 // LoadMark implements imprint.Loader.
 func (db *DB) LoadMark(ctx context.Context) (imprint.LoadMark, error) {
 	var m imprint.LoadMark
@@ -103,10 +130,6 @@ func (db *DB) SetLoadMark(ctx context.Context, m imprint.LoadMark) error {
 	if err != nil {
 		return fmt.Errorf("set load mark: %w", err)
 	}
-	err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
-		_, err := tx.ExecContext(ctx, `INSERT INTO load_mark (id, mark) VALUES (1, ?)
-			ON CONFLICT (id) DO UPDATE SET mark = excluded.mark`, string(raw))
-		return nil, err
-	})
+	err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) { return nil, setMark(ctx, tx, raw) })
 	return dbErr("set load mark", err)
 }

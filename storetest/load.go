@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -84,8 +85,17 @@ func testDump(t *testing.T, s imprint.Store) {
 	trs := steps(2, "ep1")
 	trs[0].VecSummary, trs[0].VecAction, trs[0].Embedder = []float32{0, 0, 1}, []float32{1, 1, 0}, "e"
 	must(t, s.SaveCapture(ctx, episode("ep1", scopeA), trs))
+	calls := []imprint.LLMCall{
+		{Op: "extract.v3", Scope: scopeA, Provider: "openai", Model: "m", PromptTokens: 120, CompletionTokens: 30,
+			Latency: 250 * time.Millisecond, Outcome: "ok", Attempt: 1, At: at(1)},
+		{Op: "capture.alpha.v1", Provider: "openai", Model: "m", PromptTokens: 10, TokensEstimated: true,
+			Latency: 2 * time.Second, Outcome: "llm_timeout", Attempt: 2, At: at(2)},
+	}
+	for _, c := range calls {
+		must(t, s.RecordLLMCall(ctx, c))
+	}
 	svc, service := s.(imprint.ServiceStore)
-	wantCounts := imprint.DumpCounts{Sessions: 3, Messages: 4, Memories: 3, Episodes: 1, Traces: 2}
+	wantCounts := imprint.DumpCounts{Sessions: 3, Messages: 4, Memories: 3, Episodes: 1, Traces: 2, LLMCalls: 2}
 	var keyHash []byte
 	if service {
 		_, err := svc.AppendTurns(ctx, scopeA, "live", []imprint.Turn{{ID: "t1", Role: imprint.RoleUser, Content: "hello"}}, "ep-live")
@@ -176,6 +186,19 @@ func testDump(t *testing.T, s imprint.Store) {
 			t.Errorf("dumped API keys = %+v", keys)
 		}
 	}
+	// The call log, oldest first, as recorded.
+	var log []imprint.LLMCall
+	for after := ""; ; {
+		p, next, err := d.DumpLLMCalls(ctx, after, 1)
+		must(t, err)
+		log, after = append(log, p...), next
+		if len(p) < 1 {
+			break
+		}
+	}
+	if d := diff(calls, log); d != "" {
+		t.Errorf("dumped call log (-recorded +dumped):\n%s", d)
+	}
 	// A position the store never gave is refused.
 	_, _, err = d.DumpMessages(ctx, "not a position", 2)
 	wantErr(t, "DumpMessages after a foreign position", err, imprint.ErrInvalid)
@@ -212,6 +235,20 @@ func testLoad(t *testing.T, s imprint.Store) {
 	must(t, err)
 	if d := diff(mark, m); d != "" {
 		t.Errorf("LoadMark (-set +read):\n%s", d)
+	}
+
+	// The call log: a page appended with the mark, in one transaction.
+	call := imprint.LLMCall{Op: "extract.v3", Scope: scopeA, Provider: "openai", Model: "m", PromptTokens: 120,
+		CompletionTokens: 30, Latency: 250 * time.Millisecond, Outcome: "ok", Attempt: 1, At: at(1)}
+	mark.Positions["llm_calls"] = "1"
+	must(t, l.LoadLLMCalls(ctx, []imprint.LLMCall{call}, mark))
+	logged, err := s.LLMCallsOfScope(ctx, scopeA, at(0).Time)
+	must(t, err)
+	if len(logged) != 1 || logged[0].PromptTokens != 120 || logged[0].Latency != call.Latency || !logged[0].At.Equal(call.At.Time) {
+		t.Errorf("loaded call log = %+v, want %+v", logged, call)
+	}
+	if m, err := l.LoadMark(ctx); err != nil || m.Positions["llm_calls"] != "1" {
+		t.Errorf("mark after LoadLLMCalls = %+v, %v", m, err)
 	}
 
 	// Sessions: written as given, the cursor on a message id.

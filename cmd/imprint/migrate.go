@@ -17,10 +17,10 @@ func newMigrateCmd(a *App) *cobra.Command {
 		Short: "Copy the SQLite store (every record, version, vector and unfinished job) into an empty PostgreSQL database",
 		Long: "migrate copies the data dir's SQLite store into the PostgreSQL database of --to with the\n" +
 			"same ids: messages with their vectors, sessions with their extraction state, every\n" +
-			"memory version, episodes with their turns and traces, API keys and the unfinished jobs\n" +
-			"(which the first `imprint serve` on the database hands to River). The database must be\n" +
-			"empty, or hold a migration of the same store that was cut off: running the command\n" +
-			"again resumes it. --dry-run counts what would be copied.",
+			"memory version, episodes with their turns and traces, the LLM call log, API keys and the\n" +
+			"unfinished jobs (which the first `imprint serve` on the database hands to River). The\n" +
+			"database must be empty, or hold a migration of the same store that was cut off: running\n" +
+			"the command again resumes it. --dry-run counts what would be copied.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			last := time.Time{}

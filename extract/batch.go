@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -100,7 +101,19 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 	}
 	failed := map[string]bool{}
 	ch := make(chan plannedSession, planAhead)
+	// The planner reads the store: every return stops it, drains what it
+	// sent and waits for it, so that no read outlives the call (the caller
+	// may close the store as soon as it returns).
+	var planner sync.WaitGroup
+	defer func() {
+		cancel()
+		for range ch {
+		}
+		planner.Wait()
+	}()
+	planner.Add(1)
 	go func() {
+		defer planner.Done()
 		defer close(ch)
 		send := func(ps plannedSession) bool {
 			select {

@@ -69,6 +69,13 @@ type RiverConfig struct {
 	LeaseTTL time.Duration
 }
 
+// With a listener (RiverConfig.Listen) River polls for jobs at least every
+// listenPollInterval, and fetches at most every listenFetchCooldown.
+const (
+	listenPollInterval  = 100 * time.Millisecond
+	listenFetchCooldown = 20 * time.Millisecond
+)
+
 // DefaultLeaseTTL is how long a node's lease lasts without renewal: its
 // running jobs are handed back once it lapsed.
 const DefaultLeaseTTL = 20 * time.Second
@@ -186,7 +193,17 @@ func NewRiver[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], st i
 	river.AddWorker(workers, &riverWorker[captureKind, TTx]{e: e})
 	river.AddWorker(workers, &riverWorker[extractKind, TTx]{e: e})
 	river.AddWorker(workers, &riverWorker[embedKind, TTx]{e: e})
-	cooldown := min(100*time.Millisecond, cfg.PollInterval)
+	poll, cooldown := cfg.PollInterval, min(100*time.Millisecond, cfg.PollInterval)
+	if cfg.Listen {
+		// River fetches when told of an insert, and when a finishing job
+		// frees a worker only if its last fetch was cut short by full
+		// workers; a worker freed otherwise (its last fetch found fewer
+		// jobs than free workers, as when several nodes share the jobs)
+		// waits for the next poll while jobs are available. With a real
+		// listener a poll is one cheap query, so poll often, and let
+		// fetches follow each other closely.
+		poll, cooldown = min(poll, listenPollInterval), min(cooldown, listenFetchCooldown)
+	}
 	e.client, err = river.NewClient(driver, &river.Config{
 		ID:                   cfg.NodeID,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
@@ -195,7 +212,7 @@ func NewRiver[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], st i
 		RetryPolicy:          riverRetry{cfg: cfg.Config},
 		JobTimeout:           -1, // handlers bound their own calls (llm.timeout)
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
-		FetchPollInterval:    cfg.PollInterval,
+		FetchPollInterval:    poll,
 		FetchCooldown:        cooldown,
 		PollOnly:             !cfg.Listen,
 		Logger:               quiet,

@@ -35,8 +35,17 @@ func (r Recaller) SearchAndRecall(ctx context.Context, sq imprint.SearchQuery, r
 	if limit <= 0 {
 		limit = imprint.DefaultSearchLimit
 	}
+	kinds := sq.Kinds
+	if len(kinds) == 0 {
+		kinds, _ = imprint.ParseKind("all")
+	}
+	st := &sharedText{Searcher: r.Store, depth: depthOf(limit), searched: map[imprint.Kind]bool{}, calls: map[string]*sharedCall{},
+		session: sq.SessionID, workspace: sq.Workspace}
+	for _, k := range kinds {
+		st.searched[k] = true
+	}
 	shared := r.Searcher
-	shared.Store = &sharedText{Searcher: r.Store, depth: depthOf(limit), calls: map[string]*sharedCall{}}
+	shared.Store = st
 	rr := r
 	rr.Searcher = shared
 	var hits []imprint.Hit
@@ -63,13 +72,16 @@ func (r Recaller) SearchAndRecall(ctx context.Context, sq imprint.SearchQuery, r
 }
 
 // sharedText is a store, for one SearchAndRecall, that makes each
-// prefix-stable keyword search once, depth deep (or deeper when asked),
-// and answers the same search of any smaller limit with its first hits.
+// prefix-stable keyword search once, depth deep when it is one the search
+// makes (of a kind it reads, with its session and workspace), and answers
+// the same search of any smaller limit with its first hits.
 type sharedText struct {
 	imprint.Searcher
-	depth int
-	mu    sync.Mutex
-	calls map[string]*sharedCall
+	depth              int
+	searched           map[imprint.Kind]bool
+	session, workspace string
+	mu                 sync.Mutex
+	calls              map[string]*sharedCall
 }
 
 // sharedCall is one search made for all who ask: done closes when hits
@@ -91,7 +103,10 @@ func (s *sharedText) SearchText(ctx context.Context, q imprint.TextQuery) ([]imp
 	s.mu.Lock()
 	c, found := s.calls[key]
 	if !found {
-		c = &sharedCall{done: make(chan struct{}), limit: imprint.SearchLimit(max(limit, s.depth))}
+		c = &sharedCall{done: make(chan struct{}), limit: limit}
+		if s.searched[q.Kind] && q.SessionID == s.session && q.Workspace == s.workspace && !q.IncludeGlobal {
+			c.limit = imprint.SearchLimit(max(limit, s.depth))
+		}
 		s.calls[key] = c
 	}
 	s.mu.Unlock()

@@ -208,8 +208,8 @@ type termRows struct {
 }
 
 // searchPruned is exact top-k pruning (MaxScore) of a word-index query of
-// several terms: of two, or of more with one common (in more than
-// commonRows rows). bm25 costs a few microseconds per matching row, so a
+// several terms, at least one of them common (in more than commonRows
+// rows). bm25 costs a few microseconds per matching row, so a
 // common term makes the plain query score tens of thousands of rows. A row's bm25 is a
 // sum over the terms it holds, and a term's part is below idf*(k1+1)
 // whatever its frequency and the row's length (with non-negative column
@@ -225,9 +225,9 @@ type termRows struct {
 // full query's phrases restricted by AND or NOT; a NOT clause's phrases
 // add exactly zero to a returned row's score, so the scores are those of
 // the plain query, and scoring every group gives the plain query's hits.
-// Terms are counted only as far as a bound needs. ok is false when the
-// query has more than two terms and all are rare, where the plain query
-// scores few rows anyway; unscored is how many groups were left unscored.
+// Terms are counted only as far as a bound needs. ok is false when every
+// term is rare, where the plain query scores few rows anyway; unscored is
+// how many groups were left unscored.
 // All reads share one snapshot, so counts and scores agree.
 func (db *DB) searchPruned(ctx context.Context, kind imprint.Kind, src hitSource, table, expr string, terms []string,
 	filter string, fargs []any, want, commonRows int) (out []scored, unscored int, ok bool, err error) {
@@ -246,11 +246,26 @@ func (db *DB) searchPruned(ctx context.Context, kind imprint.Kind, src hitSource
 			` MATCH ? LIMIT ?)`, term, limit).Scan(&n)
 		return n, err
 	}
-	// Each term's row count: exact, or a lower bound (which bounds its
-	// idf from above) until counted.
+	// Each term's row count: exact for a rare term, a lower bound (which
+	// bounds its idf from above) for a common one until counted. A query
+	// of rare terms alone scores few rows: no pruning.
 	all := make([]termRows, len(terms))
+	var rare []string
+	var common []*termRows
 	for i, t := range terms {
-		all[i].term = t
+		n, err := count(t, commonRows+1)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		all[i] = termRows{term: t, rows: n, exact: n <= commonRows}
+		if all[i].exact {
+			rare = append(rare, t)
+		} else {
+			common = append(common, &all[i])
+		}
+	}
+	if len(common) == 0 {
+		return nil, 0, false, nil
 	}
 	var avg []byte
 	if err := tx.QueryRowContext(ctx, `SELECT block FROM `+table+`_data WHERE id = 1`).Scan(&avg); err != nil {
@@ -350,18 +365,13 @@ func (db *DB) searchPruned(ctx context.Context, kind imprint.Kind, src hitSource
 			return out, 2, err == nil, err
 		}
 		if !x.exact && !y.exact {
-			// Too few rows hold both for a theta: count as far as
-			// telling the rarer (exactly, when both are common).
-			for _, limit := range []int{commonRows + 1, 0} {
-				for _, t := range []*termRows{x, y} {
-					if t.rows, err = count(t.term, limit); err != nil {
-						return nil, 0, false, err
-					}
-					t.exact = limit == 0 || t.rows <= commonRows
+			// Too few rows hold both for a theta: count exactly to
+			// tell the rarer.
+			for _, t := range []*termRows{x, y} {
+				if t.rows, err = count(t.term, 0); err != nil {
+					return nil, 0, false, err
 				}
-				if x.exact || y.exact {
-					break
-				}
+				t.exact = true
 			}
 		}
 		if x.rows > y.rows || x.rows == y.rows && !x.exact {
@@ -377,25 +387,6 @@ func (db *DB) searchPruned(ctx context.Context, kind imprint.Kind, src hitSource
 			return nil, 0, false, err
 		}
 		return out, 0, true, nil
-	}
-	// Of more terms: exact counts for the rare ones, lower bounds for
-	// the common ones.
-	var rare []string
-	var common []*termRows
-	for i, t := range terms {
-		n, err := count(t, commonRows+1)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		all[i].rows, all[i].exact = n, n <= commonRows
-		if all[i].exact {
-			rare = append(rare, t)
-		} else {
-			common = append(common, &all[i])
-		}
-	}
-	if len(common) == 0 {
-		return nil, 0, false, nil
 	}
 	var done []string // the terms of the groups scored
 	score := func(group []string, later []*termRows) error {

@@ -11,7 +11,8 @@ import (
 const (
 	// EventStarted is published before the first stage of a run.
 	EventStarted = imprint.EventCaptureStarted
-	// EventDone is published after the traces are saved.
+	// EventDone is published after the traces are saved, or when an
+	// abandoned episode is skipped (capture.capture_abandoned off).
 	EventDone = imprint.EventCaptureDone
 	// EventFailed is published when saving failed; Run then returns the error.
 	EventFailed = imprint.EventCaptureFailed

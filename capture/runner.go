@@ -62,12 +62,15 @@ func (r *Runner) Prepare(ep imprint.Episode, closedBy imprint.ClosedBy) (imprint
 // reflections, embeds them and saves the episode with its traces in one
 // transaction, replacing the traces of an earlier capture of the same
 // episode. Invalid input is an error of kind ErrInvalid and nothing is
-// saved. LLM and embedding failures are warnings in the Result. A store
-// failure publishes capture.failed and is returned (wrapping the store's
-// error, e.g. ErrConflict when the episode id belongs to another scope),
-// with the Result computed so far. An abandoned episode with
-// CaptureAbandoned off returns a Result with no traces and an
-// abandoned_skipped warning.
+// saved. A valid episode publishes capture.started, then capture.done
+// once saved. LLM and embedding failures are warnings in the Result. A
+// store failure publishes capture.failed (unless ctx is done) and is
+// returned (wrapping the store's error, e.g. ErrConflict when the episode
+// id belongs to another scope), with the Result computed so far; a refusal
+// of the LLM budget is returned with no capture.failed (the episode
+// waits). An abandoned episode with CaptureAbandoned off returns, and
+// publishes as done, a Result with no traces and an abandoned_skipped
+// warning.
 func (r *Runner) Run(ctx context.Context, ep imprint.Episode, closedBy imprint.ClosedBy) (Result, error) {
 	c, err := r.compute(ctx, ep, closedBy)
 	if err != nil || c.done {
@@ -164,13 +167,16 @@ func (r *Runner) compute(ctx context.Context, ep imprint.Episode, closedBy impri
 	}
 	res := Result{EpisodeID: ep.ID, SessionID: ep.SessionID, ClosedBy: ep.ClosedBy,
 		TraceIDs: []string{}, Traces: []imprint.Trace{}, Warnings: []Warning{}}
+	r.publish(ctx, ep.Scope, Event{Kind: EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
 	if ep.ClosedBy == imprint.ClosedAbandoned && !r.cfg.CaptureAbandoned {
 		res.Warnings = append(res.Warnings, Warning{Stage: "capture", Code: CodeAbandonedSkipped,
 			Message: "the episode was abandoned and capture.capture_abandoned is off"})
 		r.log.capture.Info("capture skipped abandoned episode", "episode_id", ep.ID, "session_id", ep.SessionID)
+		// Done, with nothing saved: a live badge that showed the episode
+		// capturing moves on.
+		r.publish(ctx, ep.Scope, Event{Kind: EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
 		return computed{res: res, done: true}, nil
 	}
-	r.publish(ctx, ep.Scope, Event{Kind: EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
 
 	t := time.Now()
 	raw := ExtractSteps(ep)
@@ -258,7 +264,10 @@ func (r *Runner) finish(ctx context.Context, c computed, t time.Time, err error)
 	if err != nil {
 		res.StageMS.Persist = since(t)
 		err = fmt.Errorf("capture episode %s: save traces: %w", ep.ID, err)
-		r.publish(ctx, ep.Scope, Event{Kind: EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
+		if ctx.Err() == nil {
+			// A run stopped by its context did not fail: it is redone.
+			r.publish(ctx, ep.Scope, Event{Kind: EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
+		}
 		r.log.capture.Error("capture failed", "episode_id", ep.ID, "session_id", ep.SessionID, "stage", "persist", "error", err)
 		return res, err
 	}

@@ -20,9 +20,9 @@ type Workers struct {
 	Store   imprint.Store
 	Capture *capture.Runner
 	Extract *extract.Runner
-	// Events receives capture.started, capture.done, capture.failed,
-	// extraction.done and extraction.failed, each with the job's scope;
-	// nil publishes nothing.
+	// Events receives extraction.done and extraction.failed, each with the
+	// job's scope; nil publishes nothing. The capture events are the
+	// Capture runner's own (capture.Deps.Events).
 	Events imprint.Publisher
 	// Embedder fills in the vectors of records stored without one (nil:
 	// embedding.provider none); EmbedTraces is capture.embed_traces.
@@ -72,15 +72,12 @@ func (w *Workers) CaptureJob(ctx context.Context, j imprint.Job) error {
 	if ep.Status == imprint.EpisodeOpen {
 		return fmt.Errorf("capture %s: episode is still open", j.EpisodeID)
 	}
-	w.publish(ctx, j.Scope, capture.EventStarted, capture.Event{Kind: capture.EventStarted, EpisodeID: ep.ID, SessionID: ep.SessionID})
+	// The runner announces the capture (capture.started, .done, .failed,
+	// with the episode's scope) on the events of its Deps.
 	res, err := w.Capture.Run(ctx, ep, ep.ClosedBy)
 	if err != nil {
-		if ctx.Err() == nil && !errors.Is(err, imprint.ErrLLMBudget) {
-			w.publish(ctx, j.Scope, capture.EventFailed, capture.Event{Kind: capture.EventFailed, EpisodeID: ep.ID, SessionID: ep.SessionID, Stage: "persist", Err: err})
-		}
 		return fmt.Errorf("capture %s: %w", ep.ID, err)
 	}
-	w.publish(ctx, j.Scope, capture.EventDone, capture.Event{Kind: capture.EventDone, EpisodeID: ep.ID, SessionID: ep.SessionID, Result: &res})
 	if w.Embedder != nil && w.EmbedTraces && embedWarned(res.Warnings, func(x capture.Warning) string { return x.Stage }) {
 		w.Due.RetryEmbedding(ctx, j.Scope)
 	}

@@ -20,6 +20,12 @@ import (
 
 // Capture returns a capture runner over the store, LLM and embedder.
 func (n *Node) Capture(ctx context.Context) (*capture.Runner, error) {
+	return n.capture(ctx, nil)
+}
+
+// capture is Capture publishing its runs (capture.started, capture.done,
+// capture.failed, each with the episode's scope) to events (nil: none).
+func (n *Node) capture(ctx context.Context, events imprint.Publisher) (*capture.Runner, error) {
 	st, err := n.Store(ctx)
 	if err != nil {
 		return nil, err
@@ -38,7 +44,7 @@ func (n *Node) Capture(ctx context.Context) (*capture.Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return capture.NewRunner(capture.Deps{Store: st, LLM: m, Embedder: emb, Logger: n.Logger, Redact: redact.String}, cfg), nil
+	return capture.NewRunner(capture.Deps{Store: st, LLM: m, Embedder: emb, Events: events, Logger: n.Logger, Redact: redact.String}, cfg), nil
 }
 
 // Extract returns an extraction runner writing memory changes to

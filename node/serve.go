@@ -55,7 +55,9 @@ func (n *Node) Serve(ctx context.Context, h ServeHooks) error {
 	if err != nil {
 		return err
 	}
-	capRunner, err := n.Capture(ctx)
+	// The capture runner announces its runs on the event stream.
+	var srv *httpapi.Server
+	capRunner, err := n.capture(ctx, imprint.PublisherFunc(func(ctx context.Context, e imprint.Event) { srv.Publish(ctx, e) }))
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,6 @@ func (n *Node) Serve(ctx context.Context, h ServeHooks) error {
 	if err != nil {
 		return err
 	}
-	var srv *httpapi.Server
 	episodes := imprint.PublisherFunc(func(ctx context.Context, e imprint.Event) {
 		if e.Type == imprint.EventEpisodeFinalized {
 			srv.Publish(ctx, e)

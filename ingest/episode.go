@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/imprint-dev/imprint"
-	"github.com/imprint-dev/imprint/capture"
 	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/wire"
 )
@@ -69,16 +68,18 @@ func transcriptHint(name, what string, err error) error {
 	return imprint.Invalidf("%s: a %s transcript, not imprint %s; to read it, run `imprint import %s`", name, f, what, name)
 }
 
-// PrepareEpisodes prepares every episode with r in place (validated,
-// cleaned, redacted, ids set), giving those without a scope the scope
-// given, before any is captured: one bad episode stores nothing. The error
-// names the episode's index.
-func PrepareEpisodes(r *capture.Runner, eps []imprint.Episode, scope imprint.Scope) error {
+// PrepareEpisodes prepares every episode in place (imprint.PrepareEpisode:
+// validated, cleaned, redacted with redact, ids set), giving those without
+// a scope the scope given, before any is captured: one bad episode stores
+// nothing, and no secret leaves this machine when the episodes go to a
+// service. The error names the episode's index.
+func PrepareEpisodes(eps []imprint.Episode, scope imprint.Scope, redact func(string) string) error {
+	now := imprint.Now()
 	for i := range eps {
 		if eps[i].Scope == (imprint.Scope{}) {
 			eps[i].Scope = scope
 		}
-		p, err := r.Prepare(eps[i], "")
+		p, err := imprint.PrepareEpisode(eps[i], "", now, redact)
 		if err != nil {
 			return fmt.Errorf("episode %d: %w", i, err)
 		}

@@ -108,11 +108,10 @@ func (a *Access) Record(ctx context.Context, b ingest.MessageBatch) (imprint.Rec
 // nothing and no secret leaves this machine), then captures them one by
 // one, calling each with every result as it comes.
 func (a *Access) Capture(ctx context.Context, scope imprint.Scope, eps []imprint.Episode, each func(capture.Result) error) error {
+	if err := ingest.PrepareEpisodes(eps, scope, redact.String); err != nil {
+		return err
+	}
 	if a.Remote != nil {
-		pr := capture.NewRunner(capture.Deps{Redact: redact.String}, capture.DefaultConfig())
-		if err := ingest.PrepareEpisodes(pr, eps, scope); err != nil {
-			return err
-		}
 		ctx, cancel := context.WithTimeout(ctx, remoteWait)
 		defer cancel()
 		return a.Remote.CaptureEpisodes(ctx, eps, func(data json.RawMessage) error {
@@ -125,9 +124,6 @@ func (a *Access) Capture(ctx context.Context, scope imprint.Scope, eps []imprint
 	}
 	r, err := a.n.Capture(ctx)
 	if err != nil {
-		return err
-	}
-	if err := ingest.PrepareEpisodes(r, eps, scope); err != nil {
 		return err
 	}
 	for _, ep := range eps {

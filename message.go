@@ -26,6 +26,16 @@ type Message struct {
 	Embedder string    `json:"-"`
 }
 
+// SessionCursor is where a session's extraction stood, by message id: the
+// last message it consumed. A rebuild (imprint rebuild) reads them from
+// the old database and puts each session's cursor back on its message.
+type SessionCursor struct {
+	Scope     Scope
+	SessionID string
+	// MessageID is the last message extraction consumed.
+	MessageID string
+}
+
 // Session is one long-lived conversation of an agent with a user, with its
 // extraction bookkeeping.
 type Session struct {

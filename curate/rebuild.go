@@ -23,15 +23,7 @@ type RebuildDeps struct {
 	// Cursors are where the sessions' extraction stood before (from the
 	// old database), by message id; a session without one, or whose
 	// message is gone, gets its cursor from its memories' sources.
-	Cursors []Cursor
-}
-
-// Cursor is where a session's extraction stood: the last message it
-// consumed.
-type Cursor struct {
-	Scope     imprint.Scope
-	SessionID string
-	MessageID string
+	Cursors []imprint.SessionCursor
 }
 
 // Rebuild fills d.Store from the JSONL shards: every message of the

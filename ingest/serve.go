@@ -35,6 +35,18 @@ func PlanEvery(extractIdle, episodeIdle time.Duration) time.Duration {
 	return min(max(d, minPlanEvery), maxPlanEvery)
 }
 
+// JobWorkers is how many job workers imprint serve runs. With an LLM, as
+// many as LLM calls may run at once (llmConcurrency, at least 2): jobs
+// mostly wait on the LLM. Without one, jobs are CPU work (heuristic
+// extraction, embedding), so one worker leaves the other core to the
+// requests agents are waiting on.
+func JobWorkers(hasLLM bool, llmConcurrency int) int {
+	if !hasLLM {
+		return 1
+	}
+	return max(2, llmConcurrency)
+}
+
 // Service is the lifecycle of imprint serve: the HTTP server and the
 // background work (job workers, planner) run together, and a stop first
 // closes the door to new requests and only then hands back the jobs in

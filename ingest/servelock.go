@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -71,4 +72,19 @@ func RunningService(dataDir string) (string, error) {
 		return "", fmt.Errorf("%w: an imprint serve holds %s but did not write its address", imprint.ErrUnavailable, path)
 	}
 	return url, nil
+}
+
+// LockForRebuild takes what a rebuild of dataDir's database from its
+// shards needs and returns its release: no imprint serve holding the data
+// dir (ErrUnavailable naming its URL: stop it first), and the import lock
+// without waiting (ErrUnavailable while an import runs).
+func LockForRebuild(ctx context.Context, dataDir string) (func(), error) {
+	url, err := RunningService(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if url != "" {
+		return nil, fmt.Errorf("%w: imprint serve (%s) holds the data dir %s: stop it, then rebuild", imprint.ErrUnavailable, url, dataDir)
+	}
+	return LockImport(ctx, dataDir, true, nil)
 }

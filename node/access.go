@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -138,22 +137,10 @@ func (a *Access) Capture(ctx context.Context, scope imprint.Scope, eps []imprint
 	return nil
 }
 
-// WindowError is the error of an extraction that handed a window to its
-// caller: the window failed (its messages stay pending; a service retries
-// them), or what the caller did with it failed. imprint extract exits 1 for
-// it, after printing the window.
-type WindowError struct{ Err error }
-
-// Error returns the window's error text.
-func (e *WindowError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the window's error.
-func (e *WindowError) Unwrap() error { return e.Err }
-
 // Extract runs extraction over the pending messages of sessionID, or of
 // every session of scope when sessionID is "", window after window until
 // none is pending, calling each with every window's result. It stops at
-// the first failed window with a *WindowError; ErrInvalid for a session
+// the first failed window with an *ingest.WindowError; ErrInvalid for a session
 // the scope does not have.
 func (a *Access) Extract(ctx context.Context, scope imprint.Scope, sessionID string, each func(extract.Result) error) error {
 	if a.Remote != nil {
@@ -168,7 +155,7 @@ func (a *Access) Extract(ctx context.Context, scope imprint.Scope, sessionID str
 				return err
 			}
 			if !success {
-				return &WindowError{fmt.Errorf("extract session %s: a window failed on the server; its messages stay pending and the service retries them", res.SessionID)}
+				return &ingest.WindowError{Err: fmt.Errorf("extract session %s: a window failed on the server; its messages stay pending and the service retries them", res.SessionID)}
 			}
 			return nil
 		})
@@ -181,15 +168,7 @@ func (a *Access) Extract(ctx context.Context, scope imprint.Scope, sessionID str
 	if err != nil {
 		return err
 	}
-	windows := 0
-	err = ingest.ExtractNow(ctx, st, r, scope, sessionID, func(res extract.Result) error {
-		windows++
-		return each(res)
-	})
-	if err == nil || (errors.Is(err, imprint.ErrInvalid) && windows == 0) {
-		return err // ok, or a session the scope does not have
-	}
-	return &WindowError{err}
+	return ingest.ExtractNow(ctx, st, r, scope, sessionID, each)
 }
 
 // Memories returns memory management by hand: the service's API, else
@@ -230,13 +209,8 @@ func (a *Access) mcpDeps(ctx context.Context) (mcp.Deps, error) {
 		return mcp.Deps{}, err
 	}
 	end := func(ctx context.Context, scope imprint.Scope, sessionID string) (mcp.SessionEnd, error) {
-		n, err := st.CountPending(ctx, scope, sessionID)
-		if err != nil {
-			return mcp.SessionEnd{}, err
-		}
-		res := mcp.SessionEnd{SessionID: sessionID, PendingMessages: n, Extracted: true}
-		err = ext.ExtractPending(ctx, scope, sessionID, func(r extract.Result) { res.MemoriesStored += r.StoredCount })
-		return res, err
+		pending, stored, err := ingest.EndNow(ctx, st, ext, scope, sessionID)
+		return mcp.SessionEnd{SessionID: sessionID, PendingMessages: pending, Extracted: true, MemoriesStored: stored}, err
 	}
 	mems, err := a.n.Memories(ctx, ext)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/imprint-dev/imprint/eval"
 	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/ingest"
 )
 
 // WithDataDir returns a new node with n's configuration and logger whose
@@ -21,7 +22,7 @@ func (n *Node) WithDataDir(dir string) *Node {
 // (record, capture, extract; o gives the scope and the progress bar) into
 // the node's store and returns the system imprint eval measures: the store
 // with the searcher and recaller imprint search and recall use.
-func (n *Node) EvalSystem(ctx context.Context, o ImportOptions, path string) (eval.System, error) {
+func (n *Node) EvalSystem(ctx context.Context, o ingest.Options, path string) (eval.System, error) {
 	start := time.Now()
 	o.Format, o.TZ = importer.FormatLoCoMo, "UTC"
 	sum, err := n.Import(ctx, o, []string{path})

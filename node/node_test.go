@@ -8,6 +8,7 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/config"
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/internal/testfiles"
 	"github.com/imprint-dev/imprint/node"
 )
@@ -27,7 +28,7 @@ func TestNodeImportSearchRebuild(t *testing.T) {
 	}
 	scope := imprint.DefaultScope()
 	n := node.New(cfg, nil)
-	sum, err := n.Import(ctx, node.ImportOptions{Format: "auto", TZ: "UTC", Scope: scope, SourceAgents: true},
+	sum, err := n.Import(ctx, ingest.Options{Format: "auto", TZ: "UTC", Scope: scope, SourceAgents: true},
 		[]string{testfiles.Path(t, "claude-code/session_b.jsonl")})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/imprint-dev/imprint"
@@ -29,12 +28,7 @@ func (n *Node) Rebuild(ctx context.Context, carryFailed func(error)) (curate.Reb
 		return res, imprint.Invalidf("rebuild works on the SQLite store (config store is %s)", n.Config.Source("store"))
 	}
 	dir := n.Config.DataDir
-	if url, err := ingest.RunningService(dir); err != nil {
-		return res, err
-	} else if url != "" {
-		return res, fmt.Errorf("%w: imprint serve (%s) holds the data dir %s: stop it, then rebuild", imprint.ErrUnavailable, url, dir)
-	}
-	release, err := ingest.LockImport(ctx, dir, true, nil)
+	release, err := ingest.LockForRebuild(ctx, dir)
 	if err != nil {
 		return res, err
 	}
@@ -43,11 +37,7 @@ func (n *Node) Rebuild(ctx context.Context, carryFailed func(error)) (curate.Reb
 	if err != nil {
 		return res, err
 	}
-	file, err := sqlite.RebuildFile(ctx, filepath.Join(dir, DBFileName), func(ctx context.Context, db *sqlite.DB, dropped []sqlite.SessionCursor) error {
-		cursors := make([]curate.Cursor, len(dropped))
-		for i, c := range dropped {
-			cursors[i] = curate.Cursor{Scope: c.Scope, SessionID: c.SessionID, MessageID: c.MessageID}
-		}
+	file, err := sqlite.RebuildFile(ctx, filepath.Join(dir, DBFileName), func(ctx context.Context, db *sqlite.DB, cursors []imprint.SessionCursor) error {
 		var err error
 		res.Rebuilt, err = curate.Rebuild(ctx, curate.RebuildDeps{Store: db, Embedder: emb, Cursors: cursors,
 			Conversations: shard.Dir(filepath.Join(dir, "conversations")), Records: shard.Dir(filepath.Join(dir, "records"))})

@@ -74,14 +74,11 @@ func (n *Node) Serve(ctx context.Context, h ServeHooks) error {
 		return err
 	}
 
-	// With an LLM, as many workers as LLM calls may run at once: jobs
-	// mostly wait on the LLM. Without one, jobs are CPU work (heuristic
-	// extraction, embedding), so one worker leaves the other core to the
-	// requests agents are waiting on.
-	workers := max(2, cfg.LLM.Concurrency)
-	if m, err := n.LLM(); err == nil && m == nil {
-		workers = 1
+	m, err := n.LLM()
+	if err != nil {
+		return err
 	}
+	workers := ingest.JobWorkers(m != nil, cfg.LLM.Concurrency)
 	sched, err := n.JobEngine(ctx, svc, schedule.Config{Workers: workers, BudgetRecheck: n.budgetRecheck()})
 	if err != nil {
 		return err

@@ -26,12 +26,7 @@ func (db *DB) CopyTo(ctx context.Context, path string) error {
 }
 
 // SessionCursor is where a session's extraction stood, by message id.
-type SessionCursor struct {
-	Scope     imprint.Scope
-	SessionID string
-	// MessageID is the last message extraction consumed.
-	MessageID string
-}
+type SessionCursor = imprint.SessionCursor
 
 // DropRecords deletes every message and memory (rows, keyword indexes and
 // vectors) and sets every session back to nothing extracted, keeping the

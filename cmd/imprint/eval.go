@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint/eval"
-	"github.com/imprint-dev/imprint/node"
+	"github.com/imprint-dev/imprint/ingest"
 )
 
 func newEvalCmd(a *App) *cobra.Command {
@@ -29,7 +29,7 @@ func newEvalCmd(a *App) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := eval.RunLoCoMo(cmd.Context(), args[0], func(ctx context.Context, dir string) (eval.System, func() error, error) {
 				ev := a.node.WithDataDir(dir)
-				var o node.ImportOptions
+				var o ingest.Options
 				a.importOptions(&o)
 				sys, err := ev.EvalSystem(ctx, o, args[0])
 				return sys, ev.Close, err

@@ -5,11 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/internal/clitext"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
-	"github.com/imprint-dev/imprint/node"
 )
 
 func newExtractCmd(a *App) *cobra.Command {
@@ -37,7 +37,7 @@ func newExtractCmd(a *App) *cobra.Command {
 				stored += res.StoredCount
 				return a.Print(res, res.WriteText)
 			})
-			if errors.As(err, new(*node.WindowError)) {
+			if errors.As(err, new(*ingest.WindowError)) {
 				return clitext.WithExitCode(clitext.ExitFailure, err) // a failed window, printed
 			} else if err != nil {
 				return err

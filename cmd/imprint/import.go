@@ -8,11 +8,10 @@ import (
 
 	"github.com/imprint-dev/imprint/ingest"
 	"github.com/imprint-dev/imprint/internal/progress"
-	"github.com/imprint-dev/imprint/node"
 )
 
 func newImportCmd(a *App) *cobra.Command {
-	var o node.ImportOptions
+	var o ingest.Options
 	formats := strings.Join(ingest.Formats, ", ")
 	cmd := &cobra.Command{
 		Use:   "import [--format F] [--no-extract] [--no-capture] [--dry-run] PATH...",
@@ -57,7 +56,7 @@ func newImportCmd(a *App) *cobra.Command {
 // importOptions fills in what an import of this invocation tells and
 // whose records it makes: the scope, the lock wait and the progress bar,
 // drawn on Stderr when it is a terminal (a.isTerminal when set).
-func (a *App) importOptions(o *node.ImportOptions) {
+func (a *App) importOptions(o *ingest.Options) {
 	o.Scope, o.SourceAgents = a.Scope(), !a.agentChosen
 	o.Waiting = func(path, holder string) {
 		fmt.Fprintf(a.Stderr, "imprint: waiting for the import lock %s held by pid %s\n", path, holder)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"strings"
 )
 
@@ -94,6 +95,17 @@ func NewAPIKey(scope KeyScope, name string, readOnly bool, now Time) (APIKey, st
 	k := APIKey{ID: "key_" + strings.ReplaceAll(NewID(), "-", "")[:20], Name: name, Scope: scope,
 		ReadOnly: readOnly, CreatedAt: now}
 	return k, NewAPIKeyToken()
+}
+
+// CreateAPIKey mints a key for scope (NewAPIKey, made now) and stores it
+// in st with the hash of its token, returning the key and the token, which
+// is shown once and kept nowhere. Store errors are wrapped.
+func CreateAPIKey(ctx context.Context, st APIKeyStore, scope KeyScope, name string, readOnly bool) (APIKey, string, error) {
+	k, tok := NewAPIKey(scope, name, readOnly, Now())
+	if err := st.CreateAPIKey(ctx, k, HashAPIKeyToken(tok)); err != nil {
+		return APIKey{}, "", fmt.Errorf("create API key: %w", err)
+	}
+	return k, tok, nil
 }
 
 // NewAPIKeyToken returns a fresh random token: the prefix and 32 random

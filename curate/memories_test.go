@@ -2,6 +2,7 @@ package curate
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +220,31 @@ func TestForgetMany(t *testing.T) {
 	n = get(e.m.ForgetMany(ctx, e.scope, imprint.ForgetFilter{Before: time.Now().Add(time.Hour)}))(t)
 	if n != 1 {
 		t.Errorf("forget --before tomorrow = %d, want 1", n)
+	}
+}
+
+// TestForgetManyConfirmed: unconfirmed, a bulk forget says how many
+// memories it would forget and forgets none; confirmed, it forgets them.
+func TestForgetManyConfirmed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	session := e.importLoCoMo()
+	inSession := get(e.db.ListMemories(ctx, e.scope, imprint.MemoryFilter{SessionID: session, Limit: imprint.NoLimit}))(t)
+	f := imprint.ForgetFilter{SessionID: session}
+	n, err := ForgetManyConfirmed(ctx, e.m, e.scope, f, false)
+	want := fmt.Sprintf("would forget %d memories; add --yes", len(inSession))
+	if !errors.Is(err, imprint.ErrInvalid) || n != len(inSession) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("unconfirmed: %d, %v; want %d and ErrInvalid saying %q", n, err, len(inSession), want)
+	}
+	if still := get(e.db.ListMemories(ctx, e.scope, imprint.MemoryFilter{SessionID: session, Limit: imprint.NoLimit}))(t); len(still) != len(inSession) {
+		t.Errorf("unconfirmed forget left %d of %d memories", len(still), len(inSession))
+	}
+	if n := get(ForgetManyConfirmed(ctx, e.m, e.scope, f, true))(t); n != len(inSession) {
+		t.Errorf("confirmed forget = %d, want %d", n, len(inSession))
+	}
+	if left := get(e.db.ListMemories(ctx, e.scope, imprint.MemoryFilter{SessionID: session, Limit: imprint.NoLimit}))(t); len(left) != 0 {
+		t.Errorf("after a confirmed forget %d memories of the session are live", len(left))
 	}
 }
 

@@ -122,8 +122,8 @@ func (s *Server) getTraces(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.Limit = limit
-	if limit == 0 {
-		f.Limit = imprint.NoLimit // limit=0 lists them all
+	if err := f.Check(); err != nil { // limit=0 lists them all
+		return err
 	}
 	ts, err := s.d.Store.ListTraces(r.Context(), scope, f)
 	if err != nil {

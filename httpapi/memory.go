@@ -35,19 +35,14 @@ func (s *Server) getMemories(w http.ResponseWriter, r *http.Request) error {
 	if f.Workspace, err = idParam(q, "workspace"); err != nil {
 		return err
 	}
-	if t := strings.TrimSpace(q.Get("type")); t != "" {
-		f.Type = imprint.MemoryType(t)
-		if !f.Type.Valid() {
-			return imprint.Invalidf("type must be persona, episodic or instruction, got %q", t)
-		}
-	}
+	f.Type = imprint.MemoryType(strings.TrimSpace(q.Get("type")))
 	if f.Limit, err = intParam(q, "limit", 100); err != nil {
 		return err
 	}
-	if f.Limit == 0 {
-		f.Limit = imprint.NoLimit // limit=0 lists them all
-	}
 	if f.AllVersions, err = boolParam(q, "all_versions"); err != nil {
+		return err
+	}
+	if err := f.Check(); err != nil { // limit=0 lists them all
 		return err
 	}
 	ms, err := s.d.Store.ListMemories(r.Context(), scope, f)

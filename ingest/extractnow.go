@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/extract"
@@ -78,4 +79,26 @@ func EndNow(ctx context.Context, st imprint.MessageStore, r *extract.Runner, sco
 	}
 	err = r.ExtractPending(ctx, scope, sessionID, func(res extract.Result) { stored += res.StoredCount })
 	return pending, stored, err
+}
+
+// ExtractTotals sums the windows of an extraction run window after window
+// (imprint extract's last line).
+type ExtractTotals struct {
+	Windows int `json:"windows"`
+	// Stored counts the memories the windows stored or updated.
+	Stored int `json:"memories_stored"`
+}
+
+// Add counts the window res.
+func (t *ExtractTotals) Add(res extract.Result) {
+	t.Windows++
+	t.Stored += res.StoredCount
+}
+
+// WriteText writes the totals as imprint extract prints them.
+func (t ExtractTotals) WriteText(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%d windows, %d memories stored or updated\n", t.Windows, t.Stored); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
 }

@@ -40,7 +40,7 @@ func newTracesCmd(a *App) *cobra.Command {
 		Short: "List traces in step order",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkList(&f.Limit, f.Workspace); err != nil {
+			if err := f.Check(); err != nil {
 				return err
 			}
 			acc, err := a.access(cmd, false)

@@ -31,10 +31,9 @@ func newExtractCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var windows, stored int
+			var tot ingest.ExtractTotals
 			err = acc.Extract(cmd.Context(), a.Scope(), session, func(res extract.Result) error {
-				windows++
-				stored += res.StoredCount
+				tot.Add(res)
 				return a.Print(res, res.WriteText)
 			})
 			if errors.As(err, new(*ingest.WindowError)) {
@@ -42,10 +41,10 @@ func newExtractCmd(a *App) *cobra.Command {
 			} else if err != nil {
 				return err
 			}
-			if !a.JSON {
-				a.Printf("%d windows, %d memories stored or updated\n", windows, stored)
+			if a.JSON {
+				return nil // the windows are the output
 			}
-			return nil
+			return tot.WriteText(a.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "extract this session only")

@@ -55,8 +55,8 @@ func newKeysCreateCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k, tok := imprint.NewAPIKey(ks, name, readOnly, imprint.Now())
-			if err := keys.CreateAPIKey(cmd.Context(), k, imprint.HashAPIKeyToken(tok)); err != nil {
+			k, tok, err := imprint.CreateAPIKey(cmd.Context(), keys, ks, name, readOnly)
+			if err != nil {
 				return err
 			}
 			return a.Print(createdKey{APIKey: k, Token: tok}, func(w io.Writer) error { return clitext.KeyCreated(w, k, tok) })

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/internal/clitext"
 )
 
@@ -157,13 +158,9 @@ func newForgetCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f.DryRun = !yes
-			n, err := api.ForgetMany(cmd.Context(), a.Scope(), f)
+			n, err := curate.ForgetManyConfirmed(cmd.Context(), api, a.Scope(), f, yes)
 			if err != nil {
 				return err
-			}
-			if !yes {
-				return clitext.UsageError{Err: imprint.Invalidf("would forget %s; add --yes", clitext.Count(n, "memory", "memories"))}
 			}
 			return a.Print(map[string]int{"forgotten": n}, func(w io.Writer) error { return clitext.ForgotMany(w, n) })
 		},

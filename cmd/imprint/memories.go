@@ -14,10 +14,7 @@ func newMemoriesCmd(a *App) *cobra.Command {
 		Short: "List memories, newest first (superseded ones only with --all-versions)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.Type != "" && !f.Type.Valid() {
-				return imprint.Invalidf("--type %q: want persona, episodic or instruction", f.Type)
-			}
-			if err := checkList(&f.Limit, f.Workspace); err != nil {
+			if err := f.Check(); err != nil {
 				return err
 			}
 			acc, err := a.access(cmd, false)
@@ -47,19 +44,4 @@ func workspaceFlag(cmd *cobra.Command, workspace *string) {
 func listFlags(cmd *cobra.Command, workspace *string, limit *int, what string) {
 	workspaceFlag(cmd, workspace)
 	cmd.Flags().IntVar(limit, "limit", 100, "at most this many "+what+" (0 for all)")
-}
-
-// checkList checks a listing's --limit and --workspace, and makes a limit
-// of 0 no limit.
-func checkList(limit *int, workspace string) error {
-	if *limit < 0 {
-		return imprint.Invalidf("--limit must not be negative")
-	}
-	if err := imprint.ValidateWorkspace("--workspace", workspace); err != nil {
-		return err
-	}
-	if *limit == 0 {
-		*limit = imprint.NoLimit
-	}
-	return nil
 }

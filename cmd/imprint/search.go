@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,10 +23,7 @@ func newSearchCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if q.Limit <= 0 {
-				return imprint.Invalidf("--limit must be positive")
-			}
-			if err := imprint.ValidateWorkspace("--workspace", q.Workspace); err != nil {
+			if err := q.Check(); err != nil {
 				return err
 			}
 			acc, err := a.access(cmd, false)
@@ -43,7 +41,7 @@ func newSearchCmd(a *App) *cobra.Command {
 	cmd.Flags().StringVar(&kind, "kind", "all", "memory, trace, message or all")
 	cmd.Flags().StringVar(&q.SessionID, "session", "", "only records of this session")
 	workspaceFlag(cmd, &q.Workspace)
-	cmd.Flags().IntVar(&q.Limit, "limit", 10, "at most this many hits")
+	cmd.Flags().IntVar(&q.Limit, "limit", imprint.DefaultSearchLimit, fmt.Sprintf("at most this many hits (at most %d)", imprint.MaxSearchLimit))
 	return addServerFlags(cmd)
 }
 
@@ -58,10 +56,7 @@ func newRecallCmd(a *App) *cobra.Command {
 			"{context, hits}. With --server it asks a running imprint serve.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if q.BudgetTokens < 0 {
-				return imprint.Invalidf("--budget-tokens must not be negative")
-			}
-			if err := imprint.ValidateWorkspace("--workspace", q.Workspace); err != nil {
+			if err := q.Check(); err != nil {
 				return err
 			}
 			acc, err := a.access(cmd, false)
@@ -73,15 +68,7 @@ func newRecallCmd(a *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.JSON {
-				return a.PrintJSON(res)
-			}
-			if strings.TrimSpace(res.Context) == "" {
-				fmt.Fprintln(a.Stderr, "imprint: nothing to recall")
-				return nil
-			}
-			a.Printf("%s\n", strings.TrimRight(res.Context, "\n"))
-			return nil
+			return a.Print(res, func(w io.Writer) error { return clitext.Recall(w, a.Stderr, res) })
 		},
 	}
 	cmd.Flags().StringVar(&q.SessionID, "session", "", "recall the traces of this session")

@@ -142,6 +142,16 @@ func Record(w io.Writer, res imprint.RecordResult) error {
 	return nil
 }
 
+// Recall writes a recall's context block as imprint recall prints it, or
+// when the block is empty, says on errw that there is nothing to recall
+// (so a script reading w gets nothing at all).
+func Recall(w, errw io.Writer, res imprint.RecallResult) error {
+	if strings.TrimSpace(res.Context) == "" {
+		return write(errw, "imprint: nothing to recall\n")
+	}
+	return write(w, strings.TrimRight(res.Context, "\n")+"\n")
+}
+
 // KeyCreated writes the key keys create made and, this once, its token.
 func KeyCreated(w io.Writer, k imprint.APIKey, token string) error {
 	return write(w, fmt.Sprintf("created %s (%s) for %s, %s\ntoken (shown only now; keep it secret): %s\n",

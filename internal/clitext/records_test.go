@@ -111,3 +111,23 @@ func TestVersion(t *testing.T) {
 		t.Errorf("without module version or vcs: %q", got)
 	}
 }
+
+// TestRecall: the block is printed once with one newline at its end; an
+// empty block prints nothing on stdout and says so on stderr.
+func TestRecall(t *testing.T) {
+	t.Parallel()
+	var out, errw strings.Builder
+	if err := Recall(&out, &errw, imprint.RecallResult{Context: "<memory>\nAda keeps bees\n</memory>\n\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "<memory>\nAda keeps bees\n</memory>\n" || errw.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", out.String(), errw.String())
+	}
+	out.Reset()
+	if err := Recall(&out, &errw, imprint.RecallResult{Context: " \n"}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 || errw.String() != "imprint: nothing to recall\n" {
+		t.Errorf("empty recall: stdout %q, stderr %q", out.String(), errw.String())
+	}
+}

@@ -20,8 +20,11 @@ import "context"
 // CaptureSaver (capture: many captures in one transaction), TermCounter
 // (extract: the keyword recall's term weights), JobEngineHost (schedule:
 // an outside job engine writing in the store's transactions), Browser
-// (the web viewer: counts and episode lists, browse.go), and Dumper and
-// Loader (imprint migrate: the copy of a store into another, load.go).
+// (the web viewer: counts and episode lists, browse.go), Dumper and
+// Loader (imprint migrate: the copy of a store into another, load.go), and
+// VectorSearchDescriber (imprint doctor: which vector search a store
+// uses). A records log has one, LogRewriter (a purge: lines removed,
+// manage.go).
 
 // CaptureSaver is an optional capability of an EpisodeStore: it saves many
 // captures in one transaction. capture.Runner.RunMany uses it and falls
@@ -48,6 +51,32 @@ type TermCounter interface {
 	// A term with no searchable token counts 0. ErrInvalid for an unknown
 	// kind or an incomplete scope.
 	CountTermMatches(ctx context.Context, scope Scope, kind Kind, terms []string, limit int) ([]int, error)
+}
+
+// VectorSearchDescriber is an optional capability of a store with more
+// than one way to search vectors (PostgreSQL with or without pgvector): it
+// says which one it uses, for imprint doctor's store check.
+type VectorSearchDescriber interface {
+	// SupportsVectorSearchDescription reports whether VectorSearch
+	// describes the store's vector search.
+	SupportsVectorSearchDescription() bool
+	// VectorSearch describes, on one line, how the store searches
+	// vectors.
+	VectorSearch() string
+}
+
+// AsVectorSearchDescriber returns s as a VectorSearchDescriber when it
+// implements one and supports it.
+func AsVectorSearchDescriber(s any) (VectorSearchDescriber, bool) {
+	v, ok := s.(VectorSearchDescriber)
+	return v, ok && v.SupportsVectorSearchDescription()
+}
+
+// AsLogRewriter returns log as a LogRewriter when it implements one and
+// supports it.
+func AsLogRewriter(log any) (LogRewriter, bool) {
+	rw, ok := log.(LogRewriter)
+	return rw, ok && rw.SupportsRewrite()
 }
 
 // AsBatchAppender returns s as a BatchAppender when it implements one and

@@ -22,16 +22,22 @@ func (capStore) CountTermMatches(context.Context, Scope, Kind, []string, int) ([
 func (c capStore) SupportsJobEngine() bool                      { return c.on }
 func (capStore) SetJobEngine(JobEngine[int]) error              { return nil }
 func (capStore) HandOverTableJobs(context.Context) (int, error) { return 0, nil }
+func (c capStore) SupportsVectorSearchDescription() bool        { return c.on }
+func (capStore) VectorSearch() string                           { return "vectors: scan" }
+func (c capStore) SupportsRewrite() bool                        { return c.on }
+func (capStore) Rewrite(func([]byte) bool) (int, error)         { return 0, nil }
 
 // TestAsCapabilities checks that a capability is found only when the store
 // implements it and says it supports it, so a wrapper can turn one off.
 func TestAsCapabilities(t *testing.T) {
 	t.Parallel()
 	probes := map[string]func(s any) bool{
-		"BatchAppender": func(s any) bool { _, ok := AsBatchAppender(s); return ok },
-		"CaptureSaver":  func(s any) bool { _, ok := AsCaptureSaver(s); return ok },
-		"TermCounter":   func(s any) bool { _, ok := AsTermCounter(s); return ok },
-		"JobEngineHost": func(s any) bool { _, ok := AsJobEngineHost[int](s); return ok },
+		"BatchAppender":         func(s any) bool { _, ok := AsBatchAppender(s); return ok },
+		"CaptureSaver":          func(s any) bool { _, ok := AsCaptureSaver(s); return ok },
+		"TermCounter":           func(s any) bool { _, ok := AsTermCounter(s); return ok },
+		"JobEngineHost":         func(s any) bool { _, ok := AsJobEngineHost[int](s); return ok },
+		"VectorSearchDescriber": func(s any) bool { _, ok := AsVectorSearchDescriber(s); return ok },
+		"LogRewriter":           func(s any) bool { _, ok := AsLogRewriter(s); return ok },
 	}
 	for name, probe := range probes {
 		if !probe(capStore{on: true}) {

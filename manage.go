@@ -190,6 +190,8 @@ type MemoryCurator interface {
 // the same folder meanwhile may lose its lines, which is why the CLI purges
 // through a running service.
 type LogRewriter interface {
+	// SupportsRewrite reports whether Rewrite works on this log.
+	SupportsRewrite() bool
 	// Rewrite keeps, in every day file of the log, the lines keep accepts,
 	// replacing each file that loses a line atomically (a new file synced
 	// and renamed over it, then the folder synced), and returns how many

@@ -382,7 +382,7 @@ func rewrite(log imprint.RecordLog, keep func([]byte) bool) (int, error) {
 	if log == nil {
 		return 0, nil
 	}
-	rw, ok := log.(imprint.LogRewriter)
+	rw, ok := imprint.AsLogRewriter(log)
 	if !ok {
 		return 0, fmt.Errorf("%w: the log cannot remove lines, so the purged text would stay in it", imprint.ErrUnavailable)
 	}

@@ -64,7 +64,7 @@ func CheckStore(ctx context.Context, st imprint.Store, err error, where string) 
 		return r
 	}
 	r.Status, r.Detail = CheckOK, where+" reachable and migrated"
-	if v, ok := st.(interface{ VectorSearch() string }); ok {
+	if v, ok := imprint.AsVectorSearchDescriber(st); ok {
 		// A store with more than one way to search vectors (PostgreSQL
 		// with or without pgvector) says which it uses.
 		r.Detail += "; " + v.VectorSearch()

@@ -113,6 +113,10 @@ func iterativeScans(v string) bool {
 	return err1 == nil && err2 == nil && (major > 0 || minor >= 8)
 }
 
+// SupportsVectorSearchDescription reports that VectorSearch says which
+// vector search the store uses (imprint.VectorSearchDescriber).
+func (db *DB) SupportsVectorSearchDescription() bool { return true }
+
 // VectorSearch says how vectors are searched, for imprint doctor.
 func (db *DB) VectorSearch() string {
 	if db.vec.version == "" {

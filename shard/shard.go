@@ -232,6 +232,10 @@ func (w *Writer) Rewrite(keep func(line []byte) bool) (int, error) {
 	return removed, nil
 }
 
+// SupportsRewrite reports that a Writer's lines can be removed
+// (imprint.LogRewriter).
+func (w *Writer) SupportsRewrite() bool { return true }
+
 var _ imprint.LogRewriter = (*Writer)(nil)
 
 // rewriteFile replaces the file at path by the lines keep accepts, when it

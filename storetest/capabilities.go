@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ var optionalTests = []struct {
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
 	{"Dump", func(s imprint.Store) bool { _, ok := imprint.AsDumper(s); return ok }, testDump},
 	{"Load", func(s imprint.Store) bool { _, ok := imprint.AsLoader(s); return ok }, testLoad},
+	{"VectorSearchDescription", func(s imprint.Store) bool { _, ok := imprint.AsVectorSearchDescriber(s); return ok }, testVectorSearchDescription},
 }
 
 // runOptional runs the cases of the optional capabilities the stores of
@@ -334,5 +336,15 @@ func testJobEngineHandOver[TTx any](t *testing.T, s imprint.ServiceStore, h impr
 	must(t, err)
 	if n != 0 {
 		t.Errorf("a second hand-over moved %d jobs", n)
+	}
+}
+
+// testVectorSearchDescription: a store that says how it searches vectors
+// says it on one line (imprint doctor appends it to the store check).
+func testVectorSearchDescription(t *testing.T, s imprint.Store) {
+	v, _ := imprint.AsVectorSearchDescriber(s)
+	d := v.VectorSearch()
+	if strings.TrimSpace(d) == "" || strings.ContainsAny(d, "\n\r") {
+		t.Errorf("VectorSearch() = %q, want one non-empty line", d)
 	}
 }

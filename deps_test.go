@@ -13,7 +13,9 @@ import (
 )
 
 // The direction of imports (docs/architecture.md): root ← leaves ←
-// pipelines ← ingest ← adapters ← wiring (node, cmd, eval). Every package of the module is in exactly
+// pipelines ← ingest, and root ← leaves ← adapters; ingest and the
+// adapters are siblings (ingest reads through importer only), both
+// imported by wiring (node, cmd, eval). Every package of the module is in exactly
 // one of these lists, named by its folder; a package in a subfolder
 // belongs to its top folder's family (llm/openai is llm's).
 var (

@@ -63,26 +63,6 @@ func (f PublisherFunc) Publish(ctx context.Context, e Event) { f(ctx, e) }
 // none.
 var NopPublisher Publisher = PublisherFunc(func(context.Context, Event) {})
 
-// Publishers returns a Publisher that hands each event to each of ps in
-// order; nil ones are skipped.
-func Publishers(ps ...Publisher) Publisher {
-	var out fanout
-	for _, p := range ps {
-		if p != nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-type fanout []Publisher
-
-func (f fanout) Publish(ctx context.Context, e Event) {
-	for _, p := range f {
-		p.Publish(ctx, e)
-	}
-}
-
 // PublisherOr returns p, or NopPublisher when p is nil.
 func PublisherOr(p Publisher) Publisher {
 	if p == nil {

@@ -128,7 +128,7 @@ func TestEditShowForget(t *testing.T) {
 
 	// A rebuild from the shards keeps it forgotten.
 	fresh := openEnv(t, t.TempDir())
-	get(extract.Replay(ctx, fresh.db, shard.Dir(e.records.Dir())))(t)
+	get(extract.ReplayWith(ctx, fresh.db, shard.Dir(e.records.Dir()), nil))(t)
 	re := get(fresh.db.GetMemory(ctx, e.scope, v2.ID))(t)
 	if re.ForgottenAt == nil {
 		t.Errorf("replayed memory is not forgotten")
@@ -183,7 +183,7 @@ func TestPurgeRemovesEveryVersionEverywhere(t *testing.T) {
 		t.Errorf("live memories after purge = %d, want %d", left, len(all)-1)
 	}
 	fresh := openEnv(t, t.TempDir())
-	get(extract.Replay(ctx, fresh.db, shard.Dir(e.records.Dir())))(t)
+	get(extract.ReplayWith(ctx, fresh.db, shard.Dir(e.records.Dir()), nil))(t)
 	if n := get(fresh.db.CountMemories(ctx, e.scope))(t); n != left {
 		t.Errorf("replayed live memories = %d, want %d", n, left)
 	}

@@ -20,7 +20,7 @@ const (
 	OpLineSupersede = "supersede"
 	// OpLineWithdraw says that the change logged last for the memory was
 	// not applied: the store failed after the window's lines were logged.
-	// Replay drops the memory's earlier lines (a later line, when the
+	// ReplayWith drops the memory's earlier lines (a later line, when the
 	// window is redone, counts again).
 	OpLineWithdraw = "withdraw"
 )
@@ -408,18 +408,13 @@ type ReplayStats struct {
 	Existing int `json:"existing"`
 }
 
-// Replay rebuilds memories in store from the records log (the day files
-// of <data_dir>/records, e.g. shard.Dir), oldest file first, so that the live set matches
-// the one that wrote the shards. Memories the store already has are left
-// alone, so a replay can be repeated. Memories get no vector; use
-// ReplayWith to embed them.
-func Replay(ctx context.Context, store imprint.MemoryStore, log imprint.LogReader) (ReplayStats, error) {
-	return ReplayWith(ctx, store, log, nil)
-}
-
-// ReplayWith is Replay that embeds each memory with emb when emb is not
-// nil. A line that is not a record line is an error of kind ErrInvalid
-// naming the file and line.
+// ReplayWith rebuilds memories in store from the records log (the day
+// files of <data_dir>/records, e.g. shard.Dir), oldest file first, so that
+// the live set matches the one that wrote the shards, embedding each
+// memory with emb (nil: memories get no vector). Memories the store
+// already has are left alone, so a replay can be repeated. A line that is
+// not a record line is an error of kind ErrInvalid naming the file and
+// line.
 //
 // A memory whose last line is a forget line (imprint.OpLineForget) is
 // replayed retired; a purged memory has no line left to replay.

@@ -215,7 +215,7 @@ func TestFactAcrossSessionsIsCorrectedAndReplayable(t *testing.T) {
 			if st.Written != 6 || st.Lines != 9 {
 				t.Errorf("replay stats = %+v, want 9 lines and 6 memories", st)
 			}
-			again, err := Replay(e.ctx, fresh, shard.Dir(e.dir))
+			again, err := ReplayWith(e.ctx, fresh, shard.Dir(e.dir), nil)
 			if err != nil || again.Written != 0 || again.Existing != 6 {
 				t.Errorf("second replay = %+v, %v; want nothing written", again, err)
 			}
@@ -312,7 +312,7 @@ func TestReplayRejectsForeignLines(t *testing.T) {
 	if err := w.Append([]any{map[string]any{"op": "delete", "memory": map[string]any{"id": "x"}}}, func(int) time.Time { return time.Now() }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Replay(t.Context(), openDB(t), shard.Dir(dir)); err == nil || !strings.Contains(err.Error(), "delete") {
+	if _, err := ReplayWith(t.Context(), openDB(t), shard.Dir(dir), nil); err == nil || !strings.Contains(err.Error(), "delete") {
 		t.Errorf("Replay of an unknown op = %v, want an error naming it", err)
 	}
 }

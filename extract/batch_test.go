@@ -299,7 +299,7 @@ func TestReplayKeepsTheLastLineOfAMemoryAndDropsWithdrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := openDB(t)
-	st, err := Replay(ctx, db, shard.Dir(dir))
+	st, err := ReplayWith(ctx, db, shard.Dir(dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

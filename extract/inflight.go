@@ -23,7 +23,7 @@ import (
 // (<records>/inflight/), removed once its store writes are done. A marker
 // still there when a window of one of its sessions runs again means the
 // process stopped part-way: each listed memory the store does not hold
-// gets a withdraw line (so Replay drops it) and the marker goes.
+// gets a withdraw line (so ReplayWith drops it) and the marker goes.
 //
 // A listed memory the store holds is kept as logged: its id is derived
 // from its window, sources, type and content (assignIDs), and its store

@@ -118,7 +118,7 @@ func (e *testEnv) markers() []string {
 func (e *testEnv) replayed() []imprint.Memory {
 	e.t.Helper()
 	fresh := openDB(e.t)
-	if _, err := Replay(e.ctx, fresh, shard.Dir(e.dir)); err != nil {
+	if _, err := ReplayWith(e.ctx, fresh, shard.Dir(e.dir), nil); err != nil {
 		e.t.Fatal(err)
 	}
 	ms, err := fresh.ListMemories(e.ctx, e.scope, imprint.MemoryFilter{Limit: 1000})

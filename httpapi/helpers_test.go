@@ -70,7 +70,7 @@ func newEnv(t testing.TB, cfg Config) *env {
 	}
 	emb := embedding.NewHash()
 	rec := record.NewRecorder(record.Deps{Store: db, Embedder: emb}, record.Config{EveryNRounds: 2})
-	mgr := session.NewManager(session.ManagerDeps{Store: db, Recorder: turnRecorder{rec}}, session.ManagerConfig{})
+	mgr := session.NewManager(session.ManagerDeps{Store: db, Recorder: turnRecorder{rec}, Ingest: &ingest.Due{Jobs: storeJobs{db}}}, session.ManagerConfig{})
 	calls := &llm.MemoryRecorder{}
 	searcher := search.Searcher{Store: db, Embedder: emb}
 	runner := extract.NewRunner(extract.Deps{Store: db, Embedder: emb}, extract.DefaultConfig())

@@ -85,9 +85,6 @@ func NewBudget(l BudgetLimits, o BudgetOptions) *Budget {
 	return &Budget{limits: l, now: o.Now, source: o.Source, scopes: map[imprint.Scope]*window{}}
 }
 
-// Limits returns the limits the Budget enforces.
-func (b *Budget) Limits() BudgetLimits { return b.limits }
-
 // budgetKey is the part of a scope budgets are kept by (as stores scope).
 func budgetKey(s imprint.Scope) imprint.Scope {
 	return imprint.Scope{Tenant: s.Tenant, User: s.User, Agent: s.Agent}

@@ -15,9 +15,9 @@ type Engine interface {
 	// OnEvent adds a listener told of every job outcome (EventDone,
 	// EventRetry, EventFailed).
 	OnEvent(fn func(name string, j imprint.Job, err error))
-	// Enqueue stores j, with at most one unfinished job per UniqueKey
-	// (an extraction job's defaults to ExtractKey); it returns the stored
-	// job or the unfinished one that holds the key.
+	// Enqueue stores j, with at most one unfinished job per UniqueKey (an
+	// extraction job's defaults to imprint.ExtractJobKey); it returns the
+	// stored job or the unfinished one that holds the key.
 	Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error)
 	// Wake asks the engine to look for due jobs now; engines that cannot
 	// be woken ignore it.

@@ -89,7 +89,7 @@ func (p *Planner) Tick(ctx context.Context, now time.Time) error {
 		if p.Scheduler != nil {
 			_, err = p.Scheduler.Enqueue(ctx, j)
 		} else {
-			j.UniqueKey = ExtractKey(s.Scope, s.ID)
+			j.UniqueKey = imprint.ExtractJobKey(s.Scope, s.ID)
 			_, _, err = p.Store.EnqueueJob(ctx, j)
 		}
 		if err != nil {

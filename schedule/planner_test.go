@@ -61,7 +61,7 @@ func TestPlannerEnqueuesExtraction(t *testing.T) {
 	}
 	js := jobsIn(t, db, imprint.JobAvailable)
 	for _, j := range js {
-		if j.UniqueKey != ExtractKey(scope, j.SessionID) || j.Scope != scope {
+		if j.UniqueKey != imprint.ExtractJobKey(scope, j.SessionID) || j.Scope != scope {
 			t.Errorf("job %+v: want the session's key and scope", j)
 		}
 	}

@@ -109,12 +109,6 @@ func BudgetSnooze(err error, now time.Time, recheck time.Duration) (time.Duratio
 // they run even while Run's context is ending.
 const bookkeepingTimeout = 10 * time.Second
 
-// ExtractKey is the unique key of a session's extraction job:
-// imprint.ExtractJobKey.
-func ExtractKey(scope imprint.Scope, sessionID string) string {
-	return imprint.ExtractJobKey(scope, sessionID)
-}
-
 // Scheduler runs durable jobs from a JobStore. Register handlers with
 // Handle before Run. It is safe for concurrent use.
 type Scheduler struct {
@@ -157,7 +151,7 @@ func (s *Scheduler) OnEvent(fn func(name string, j imprint.Job, err error)) {
 }
 
 // Enqueue stores j: MaxAttempts defaults to Config.MaxAttempts, RunAt to
-// now, and an extraction job's UniqueKey to ExtractKey, so a session has at
+// now, and an extraction job's UniqueKey to imprint.ExtractJobKey, so a session has at
 // most one unfinished extraction job (Enqueue then returns that one). It
 // wakes the scheduler. Errors of kind ErrInvalid come from the store.
 func (s *Scheduler) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error) {
@@ -179,7 +173,7 @@ func enqueue(ctx context.Context, st imprint.JobStore, cfg Config, j imprint.Job
 		j.RunAt = imprint.Now()
 	}
 	if j.Kind == imprint.JobExtract && j.UniqueKey == "" {
-		j.UniqueKey = ExtractKey(j.Scope, j.SessionID)
+		j.UniqueKey = imprint.ExtractJobKey(j.Scope, j.SessionID)
 	}
 	got, _, err := st.EnqueueJob(ctx, j)
 	if err != nil {

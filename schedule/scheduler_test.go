@@ -366,14 +366,14 @@ func TestEnqueueDedupesExtraction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.ID != b.ID || a.UniqueKey != ExtractKey(scope, "s1") || other.ID == a.ID {
+	if a.ID != b.ID || a.UniqueKey != imprint.ExtractJobKey(scope, "s1") || other.ID == a.ID {
 		t.Errorf("jobs %d, %d (key %q), other session %d; want the first two equal with the session key", a.ID, b.ID, a.UniqueKey, other.ID)
 	}
 	if n := len(jobsIn(t, db, imprint.JobAvailable)); n != 2 {
 		t.Errorf("%d available jobs, want 2", n)
 	}
-	if ExtractKey(scope, "s1") != "extract:acme/alice/claude:s1" {
-		t.Errorf("ExtractKey = %q", ExtractKey(scope, "s1"))
+	if imprint.ExtractJobKey(scope, "s1") != "extract:acme/alice/claude:s1" {
+		t.Errorf("imprint.ExtractJobKey = %q", imprint.ExtractJobKey(scope, "s1"))
 	}
 }
 

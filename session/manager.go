@@ -32,8 +32,9 @@ type TurnRecorder interface {
 	RecordTurns(ctx context.Context, scope imprint.Scope, sessionID string, msgs []imprint.Message) error
 }
 
-// ManagerDeps are what a Manager works with. Store is required; Events,
-// Recorder, Logger and Wake may be nil.
+// ManagerDeps are what a Manager works with. Store is required, and Ingest
+// for End to queue extractions; Events, Recorder, Logger and Wake may be
+// nil.
 type ManagerDeps struct {
 	Store imprint.ServiceStore
 	// Events receives episode.started, episode.finalized and
@@ -46,8 +47,9 @@ type ManagerDeps struct {
 	// scheduler polls at once (Scheduler.Wake).
 	Wake func()
 	// Ingest queues the extraction End forces (ingest.Due in the binary),
-	// so it goes to the job engine the server runs; nil enqueues it
-	// straight in Store.
+	// so it goes to the job engine the server runs, the one way an
+	// extraction is queued. Without it End of a session with pending
+	// messages fails with ErrUnavailable.
 	Ingest imprint.Ingest
 	// Redact replaces secrets in a text (redact.String in the binary);
 	// appended turns are redacted before they are recorded or stored.
@@ -248,18 +250,13 @@ func (m *Manager) End(ctx context.Context, scope imprint.Scope, sessionID string
 	return episodeID, pending, nil
 }
 
-// extract queues the extraction of the session's pending messages, joining
-// one already queued: through Ingest when set, else in Store.
+// extract queues the extraction of the session's pending messages through
+// Ingest, joining one already queued.
 func (m *Manager) extract(ctx context.Context, scope imprint.Scope, sessionID string) error {
-	if m.d.Ingest != nil {
-		return m.d.Ingest.ExtractSession(ctx, scope, sessionID)
+	if m.d.Ingest == nil {
+		return fmt.Errorf("%w: no ingest to queue the extraction of session %s", imprint.ErrUnavailable, sessionID)
 	}
-	if _, _, err := m.d.Store.EnqueueJob(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: sessionID,
-		UniqueKey: imprint.ExtractJobKey(scope, sessionID)}); err != nil {
-		return err
-	}
-	m.wake()
-	return nil
+	return m.d.Ingest.ExtractSession(ctx, scope, sessionID)
 }
 
 // FinalizeIdle finalizes, with their capture jobs, the open episodes of all

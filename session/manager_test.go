@@ -51,7 +51,8 @@ func newFixture(t *testing.T) *fixture {
 	})
 	rec := record.NewRecorder(record.Deps{Store: db}, record.Config{EveryNRounds: 5})
 	f.m = session.NewManager(session.ManagerDeps{Store: db, Events: bus, Recorder: recorderAdapter{rec},
-		Wake: func() { f.mu.Lock(); f.wakes++; f.mu.Unlock() }}, session.ManagerConfig{})
+		Ingest: &ingest.Due{Jobs: &countingJobs{db: db}},
+		Wake:   func() { f.mu.Lock(); f.wakes++; f.mu.Unlock() }}, session.ManagerConfig{})
 	return f
 }
 
@@ -347,6 +348,31 @@ func TestEndThroughIngest(t *testing.T) {
 	want := []string{"extract s1 ", "capture s1 " + ep.ID}
 	if d := cmp.Diff(want, f.jobs(t)); d != "" {
 		t.Errorf("jobs after End (-want +got):\n%s", d)
+	}
+}
+
+// TestEndWithoutIngest: a manager given no Ingest cannot queue the
+// extraction End forces; End says so (ErrUnavailable) after closing the
+// episode with its capture job, and the messages stay pending.
+func TestEndWithoutIngest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	rec := record.NewRecorder(record.Deps{Store: f.db}, record.Config{EveryNRounds: 5})
+	m := session.NewManager(session.ManagerDeps{Store: f.db, Recorder: recorderAdapter{rec}}, session.ManagerConfig{})
+	ep, err := m.AppendTurns(ctx, scope, "s1", sampleTurns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, pending, err := m.End(ctx, scope, "s1")
+	if !errors.Is(err, imprint.ErrUnavailable) || id == nil || *id != ep.ID || pending != 2 {
+		t.Fatalf("End = %v, %d, %v; want the episode closed, 2 pending and ErrUnavailable", id, pending, err)
+	}
+	if d := cmp.Diff([]string{"capture s1 " + ep.ID}, f.jobs(t)); d != "" {
+		t.Errorf("jobs after End (-want +got):\n%s", d)
+	}
+	if n, err := f.db.CountPending(ctx, scope, "s1"); err != nil || n != 2 {
+		t.Errorf("pending after End = %d, %v; want 2", n, err)
 	}
 }
 

@@ -141,7 +141,7 @@ func Files(dir string) ([]string, error) {
 // first; see Read.
 func (w *Writer) Read(fn func(line []byte) error) error { return Read(w.dir, fn) }
 
-// Dir is a log's folder read as a log (Replay of a folder that is not
+// Dir is a log's folder read as a log (ReplayWith of a folder that is not
 // written to).
 type Dir string
 

@@ -46,10 +46,6 @@ func (db *DB) engine() imprint.JobEngine[*sql.Tx] {
 // instead of waiting on SQLITE_BUSY. Do not close it; Close does.
 func (db *DB) WriterDB() *sql.DB { return db.w }
 
-// ReaderDB returns the store's read-only pool (WAL readers). Do not close
-// it; Close does.
-func (db *DB) ReaderDB() *sql.DB { return db.r }
-
 // enqueueTx enqueues j inside tx through the installed engine, else into
 // the jobs table.
 func (db *DB) enqueueTx(ctx context.Context, tx *sql.Tx, j imprint.Job, now imprint.Time) (imprint.Job, bool, error) {

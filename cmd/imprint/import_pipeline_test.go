@@ -181,7 +181,7 @@ func TestImportPipelinedLikeOneByOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := extract.Replay(context.Background(), db, shard.Dir(filepath.Join(piped, "records"))); err != nil {
+	if _, err := extract.ReplayWith(context.Background(), db, shard.Dir(filepath.Join(piped, "records")), nil); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -242,7 +242,7 @@ func TestImportInterruptedResumes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := extract.Replay(context.Background(), db, shard.Dir(filepath.Join(dir, "records"))); err != nil {
+			if _, err := extract.ReplayWith(context.Background(), db, shard.Dir(filepath.Join(dir, "records")), nil); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()

@@ -229,8 +229,8 @@ func testUniqueKey[TTx any](t *testing.T, b Backend[TTx]) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.ID != second.ID || first.UniqueKey != schedule.ExtractKey(scope, "s1") {
-		t.Errorf("second enqueue of the session's extraction: job %d key %q, want job %d key %q", second.ID, second.UniqueKey, first.ID, schedule.ExtractKey(scope, "s1"))
+	if first.ID != second.ID || first.UniqueKey != imprint.ExtractJobKey(scope, "s1") {
+		t.Errorf("second enqueue of the session's extraction: job %d key %q, want job %d key %q", second.ID, second.UniqueKey, first.ID, imprint.ExtractJobKey(scope, "s1"))
 	}
 	if _, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s2"}); err != nil {
 		t.Fatal(err)
@@ -484,7 +484,7 @@ func testOneExtractionPerSession[TTx any](t *testing.T, b Backend[TTx]) {
 func testUniqueKeyAfterRollback[TTx any](t *testing.T, b Backend[TTx]) {
 	db, e := b.openNew(t, fastConfig())
 	ctx := t.Context()
-	key := schedule.ExtractKey(scope, "s1")
+	key := imprint.ExtractJobKey(scope, "s1")
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,6 @@ import (
 	imprint "github.com/imprint-dev/imprint"
 )
 
-// maxSearchLimit bounds the hits one search returns.
-const maxSearchLimit = 1000
-
 // hitsBody is the reply of GET /v1/search.
 type hitsBody struct {
 	Hits []imprint.Hit `json:"hits"`
@@ -46,12 +43,14 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit = min(limit, maxSearchLimit)
+	sq := imprint.SearchQuery{Scope: scope, Text: text, Kinds: kinds, SessionID: session, Workspace: workspace, Limit: limit}
+	if err := sq.Check(); err != nil { // the limit capped at imprint.MaxSearchLimit, as the CLI's
+		return err
+	}
 	if s.d.Search == nil {
 		return errNoSearch
 	}
-	hits, err := s.d.Search.Search(r.Context(), imprint.SearchQuery{Scope: scope, Text: text, Kinds: kinds,
-		SessionID: session, Workspace: workspace, Limit: limit})
+	hits, err := s.d.Search.Search(r.Context(), sq)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func (h *Handler) editMemory(w http.ResponseWriter, r *http.Request, v *view) er
 	if err != nil {
 		return fmt.Errorf("edit memory %s: %w", id, err)
 	}
-	http.Redirect(w, r, v.Link("/memories/"+m.ID, "done", doneSaved, "v", strconv.Itoa(m.Version)), http.StatusSeeOther)
+	http.Redirect(w, r, v.Link("/memories/"+url.PathEscape(m.ID), "done", doneSaved, "v", strconv.Itoa(m.Version)), http.StatusSeeOther)
 	return nil
 }
 
@@ -39,7 +39,7 @@ func (h *Handler) forgetMemory(w http.ResponseWriter, r *http.Request, v *view) 
 	}
 	id := r.PathValue("id")
 	if r.PostFormValue("confirm") != "yes" {
-		http.Redirect(w, r, v.Link("/memories/"+id, "confirm", "forget"), http.StatusSeeOther)
+		http.Redirect(w, r, v.Link("/memories/"+url.PathEscape(id), "confirm", "forget"), http.StatusSeeOther)
 		return nil
 	}
 	if _, err := h.d.Memories.Forget(r.Context(), v.Scope, id); err != nil {

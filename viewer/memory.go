@@ -39,23 +39,11 @@ func (h *Handler) memories(w http.ResponseWriter, r *http.Request, v *view) erro
 		}
 		d.Memories = ms
 	} else {
-		hits, err := h.d.Store.SearchText(ctx, imprint.TextQuery{Scope: v.Scope, Kind: imprint.KindMemory, Text: d.Text, SessionID: d.Session,
-			Workspace: d.Workspace, Limit: d.Limit})
+		ms, err := h.searchMemories(r, v.Scope, d)
 		if err != nil {
 			return fmt.Errorf("search memories: %w", err)
 		}
-		for _, hit := range hits {
-			m, err := h.d.Store.GetMemory(ctx, v.Scope, hit.ID)
-			if errors.Is(err, imprint.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("search memories: %w", err)
-			}
-			if d.Type == "" || m.Type == imprint.MemoryType(d.Type) {
-				d.Memories = append(d.Memories, m)
-			}
-		}
+		d.Memories = ms
 	}
 	if len(d.Memories) >= d.Limit && d.Limit < maxPageSize {
 		d.More = v.Link("/memories", "type", d.Type, "session", d.Session, "workspace", d.Workspace, "q", d.Text, "limit", fmt.Sprint(min(d.Limit*2, maxPageSize)))
@@ -100,6 +88,44 @@ func (h *Handler) memory(w http.ResponseWriter, r *http.Request, v *view) error 
 	}
 	v.Title, v.Nav, v.Data = "Memory "+id, "memories", d
 	return h.render(w, "memory", v)
+}
+
+// searchMemories returns up to d.Limit live memories matching d.Text, of
+// type d.Type when set. The text search cannot filter by type, so when
+// the filter leaves the page short it searches deeper (up to
+// imprint.MaxSearchLimit hits) until the page is full or the matches run
+// out.
+func (h *Handler) searchMemories(r *http.Request, scope imprint.Scope, d memoriesData) ([]imprint.Memory, error) {
+	ctx := r.Context()
+	seen := map[string]*imprint.Memory{}
+	for n := d.Limit; ; n = min(n*4, imprint.MaxSearchLimit) {
+		hits, err := h.d.Store.SearchText(ctx, imprint.TextQuery{Scope: scope, Kind: imprint.KindMemory, Text: d.Text, SessionID: d.Session,
+			Workspace: d.Workspace, Limit: n})
+		if err != nil {
+			return nil, err
+		}
+		var out []imprint.Memory
+		for _, hit := range hits {
+			m, ok := seen[hit.ID]
+			if !ok {
+				got, err := h.d.Store.GetMemory(ctx, scope, hit.ID)
+				switch {
+				case errors.Is(err, imprint.ErrNotFound):
+				case err != nil:
+					return nil, err
+				default:
+					m = &got
+				}
+				seen[hit.ID] = m
+			}
+			if m != nil && (d.Type == "" || m.Type == imprint.MemoryType(d.Type)) && len(out) < d.Limit {
+				out = append(out, *m)
+			}
+		}
+		if len(out) >= d.Limit || len(hits) < n || n >= imprint.MaxSearchLimit {
+			return out, nil
+		}
+	}
 }
 
 // detail is the memory with its history and sources: Memories.Show when

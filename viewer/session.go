@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 
@@ -82,7 +83,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, v *view) error
 		d.Entries = append(d.Entries, timelineEntry{Message: m, Memories: from[m.ID], Pending: m.Seq > s.Cursor})
 	}
 	if len(msgs) == timelinePage {
-		d.Earlier = v.Link("/sessions/"+id, "before", strconv.FormatInt(msgs[0].Seq, 10))
+		d.Earlier = v.Link("/sessions/"+url.PathEscape(id), "before", strconv.FormatInt(msgs[0].Seq, 10))
 	}
 	if b, ok := imprint.AsBrowser(h.d.Store); ok {
 		eps, err := b.ListEpisodes(ctx, v.Scope, imprint.EpisodeFilter{SessionID: id, Limit: pageSize})

@@ -289,9 +289,12 @@ var funcs = template.FuncMap{
 		}
 		return string(r[:n]) + "…"
 	},
-	"json": func(b []byte) string { return string(b) },
-	"pct":  func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
-	"add":  func(a, b int) int { return a + b },
+	// pathEscape makes an id one path segment: a "?", "#", "/" or "%" in
+	// it stays part of the id (the handlers' PathValue decodes it).
+	"pathEscape": url.PathEscape,
+	"json":       func(b []byte) string { return string(b) },
+	"pct":        func(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) },
+	"add":        func(a, b int) int { return a + b },
 	"derefF": func(f *float64) float64 {
 		if f == nil {
 			return 0

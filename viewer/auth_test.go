@@ -53,6 +53,13 @@ func TestKeyCookie(t *testing.T) {
 	if p.status != http.StatusUnauthorized || !strings.Contains(p.body, `name="key"`) || strings.Contains(p.body, "Lisbon") {
 		t.Fatalf("GET /memories without a key: %d, want 401 and the key form\n%s", p.status, p.body)
 	}
+	// The key page offers nothing that needs a key: no navigation, scope
+	// form, sign-out or event stream.
+	for _, bad := range []string{"<nav>", `class="scope"`, "sign out", "data-events"} {
+		if strings.Contains(p.body, bad) {
+			t.Errorf("the key page shows %q:\n%s", bad, p.body)
+		}
+	}
 	c := login(t, e, tok)
 	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Value != tok {
 		t.Errorf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/ holding the key", c)
@@ -65,6 +72,7 @@ func TestKeyCookie(t *testing.T) {
 		if p.status != 200 || !strings.Contains(p.body, "User booked a flight to Lisbon") {
 			t.Errorf("GET /memories with the cookie (Sec-Fetch-Site %s): %d, want scope acme/ana/coder's memories\n%s", site, p.status, p.body)
 		}
+		has(t, "a page with the cookie", p, "<nav>", `class="scope"`, "sign out")
 	}
 	// Requests other origins make the browser send: the cookie is no key.
 	for _, h := range [][]string{

@@ -75,6 +75,13 @@ func TestLinksEscapeIDs(t *testing.T) {
 	if !strings.Contains(p.body, `action="/memories/m%3Fx%23y%2Fz%25w/edit`) {
 		t.Errorf("the memory's edit form does not post to its escaped path:\n%s", p.body)
 	}
+	// Forgetting without confirmation goes back to the memory's own
+	// confirmation page.
+	f := e.send("POST", "/memories/m%3Fx%23y%2Fz%25w/forget"+sc, strings.NewReader(""), "Content-Type", "application/x-www-form-urlencoded",
+		"Sec-Fetch-Site", "same-origin", "Origin", e.ts.URL)
+	if loc := f.header.Get("Location"); f.status != 303 || !strings.Contains(e.get(loc).body, "User takes the ferry to Porto") {
+		t.Errorf("forget without confirmation: %d to %q, want the memory's confirmation page", f.status, loc)
+	}
 }
 
 // A type filter over a text search fills the page: the search is read

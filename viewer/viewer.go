@@ -145,7 +145,13 @@ type view struct {
 	Data   any
 	Error  string
 	Status int
+	// signedIn says the request carries a caller; the key page has none
+	// and shows no navigation, scope form or sign-out.
+	signedIn bool
 }
+
+// SignedIn reports whether the page is shown to a known caller.
+func (v *view) SignedIn() bool { return v.signedIn }
 
 // viewOf returns the request's view, or answers it with the key page when
 // it carries no credentials.
@@ -156,7 +162,7 @@ func (h *Handler) viewOf(w http.ResponseWriter, r *http.Request) (*view, bool) {
 		return nil, false
 	}
 	q := r.URL.Query()
-	v := &view{Caller: c, scopeQ: url.Values{}}
+	v := &view{Caller: c, scopeQ: url.Values{}, signedIn: true}
 	var want imprint.Scope
 	for key, dst := range map[string]*string{"tenant": &want.Tenant, "user": &want.User, "agent": &want.Agent} {
 		if val := strings.TrimSpace(q.Get(key)); val != "" {

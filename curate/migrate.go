@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -93,7 +94,10 @@ type MigrateStats struct {
 // what it writes again without duplicates, so the end is the same as an
 // uncut run's. A target holding other records, or a migration of another
 // source, is ErrConflict; a finished migration of the same source is left
-// as it is (AlreadyDone). At the end the target's counts must equal the
+// as it is (AlreadyDone), unless the source holds records written after
+// it finished (after the mark's positions, or API keys the target lacks):
+// that is ErrConflict naming them, since a finished copy is not topped up
+// (what the source changed in place would not follow). At the end the target's counts must equal the
 // source's, else the error says which differ (the source was written to
 // meanwhile).
 func Migrate(ctx context.Context, from, to imprint.Store, o MigrateOptions) (MigrateStats, error) {
@@ -119,6 +123,10 @@ func Migrate(ctx context.Context, from, to imprint.Store, o MigrateOptions) (Mig
 		return st, err
 	}
 	st.Jobs, st.FailedJobs = len(jobs), failed
+	page := o.PageSize
+	if page <= 0 {
+		page = migratePage
+	}
 	mark, err := l.LoadMark(ctx)
 	if err != nil {
 		return st, fmt.Errorf("migrate: read the target's mark: %w", err)
@@ -132,7 +140,7 @@ func Migrate(ctx context.Context, from, to imprint.Store, o MigrateOptions) (Mig
 		return st, imprint.Conflictf("migrate: the target holds a migration of %s, not of %s", mark.Source, o.Source)
 	case mark.Done:
 		st.AlreadyDone = true
-		return st, nil
+		return st, sourceUnchanged(ctx, d, to, mark, page)
 	default:
 		st.Resumed = true
 	}
@@ -145,10 +153,6 @@ func Migrate(ctx context.Context, from, to imprint.Store, o MigrateOptions) (Mig
 	}
 	if mark.Positions == nil {
 		mark.Positions = map[string]string{}
-	}
-	page := o.PageSize
-	if page <= 0 {
-		page = migratePage
 	}
 	m := &migration{d: d, l: l, to: to, mark: mark, o: o, st: &st, page: page}
 	if err := m.save(ctx); err != nil {
@@ -206,6 +210,85 @@ func sourceJobs(ctx context.Context, from imprint.Store) ([]imprint.Job, int, er
 		return nil, 0, fmt.Errorf("migrate: count the source's jobs: %w", err)
 	}
 	return jobs, stats.Failed, nil
+}
+
+// sourceUnchanged returns ErrConflict when the source holds records
+// written after its migration into to finished: records after the
+// positions the mark recorded, or API keys the target lacks. A finished
+// copy is not topped up: what the source changed in place meanwhile (a
+// session's cursor, a memory superseded or forgotten, an episode's turns)
+// has no position to find it by, and the target may be in service.
+func sourceUnchanged(ctx context.Context, d imprint.Dumper, to imprint.Store, mark imprint.LoadMark, page int) error {
+	var n MigrateCopied
+	var err error
+	pos := func(kind string) string { return mark.Positions[kind] }
+	if n.Messages, err = countAfter(ctx, pos(MigrateMessages), page, d.DumpMessages); err != nil {
+		return fmt.Errorf("migrate: look for new messages in the source: %w", err)
+	}
+	if n.Sessions, err = countAfter(ctx, pos(MigrateSessions), page, d.DumpSessions); err != nil {
+		return fmt.Errorf("migrate: look for new sessions in the source: %w", err)
+	}
+	if n.Memories, err = countAfter(ctx, pos(MigrateMemories), page, d.DumpMemories); err != nil {
+		return fmt.Errorf("migrate: look for new memory versions in the source: %w", err)
+	}
+	if n.Episodes, err = countAfter(ctx, pos(MigrateCaptures), max(1, page/10), d.DumpCaptures); err != nil {
+		return fmt.Errorf("migrate: look for new episodes in the source: %w", err)
+	}
+	if n.LLMCalls, err = countAfter(ctx, pos(MigrateLLMCalls), page, d.DumpLLMCalls); err != nil {
+		return fmt.Errorf("migrate: look for new LLM calls in the source: %w", err)
+	}
+	if ks, ok := to.(imprint.APIKeyStore); ok {
+		keys, err := d.DumpAPIKeys(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: read the source's API keys: %w", err)
+		}
+		have, err := ks.ListAPIKeys(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: read the target's API keys: %w", err)
+		}
+		held := map[string]bool{}
+		for _, k := range have {
+			held[k.ID] = true
+		}
+		for _, k := range keys {
+			if !held[k.Key.ID] {
+				n.APIKeys++
+			}
+		}
+	}
+	if n == (MigrateCopied{}) {
+		return nil
+	}
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{n.Sessions, "sessions"}, {n.Messages, "messages"}, {n.Memories, "memory versions"},
+		{n.Episodes, "episodes"}, {n.LLMCalls, "LLM calls"}, {n.APIKeys, "API keys"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return imprint.Conflictf("migrate: the source was written to after its migration into this target finished: it holds %s the target lacks; "+
+		"a finished migration is not topped up (what changed in place, such as a superseded memory or a session's cursor, would not follow): "+
+		"write the new records through the target, or migrate again into an empty database", strings.Join(parts, ", "))
+}
+
+// countAfter counts the records a Dumper pages through after a position.
+func countAfter[T any](ctx context.Context, after string, page int,
+	read func(context.Context, string, int) ([]T, string, error)) (int, error) {
+	n := 0
+	for {
+		recs, next, err := read(ctx, after, page)
+		if err != nil {
+			return n, err
+		}
+		n += len(recs)
+		if len(recs) < page {
+			return n, nil
+		}
+		after = next
+	}
 }
 
 // checkEmpty returns ErrConflict when the target holds any record.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,6 +199,27 @@ func TestMigrate(t *testing.T) {
 	again := get(Migrate(ctx, e.db, to, MigrateOptions{Source: "sqlite:a"}))(t)
 	if !again.AlreadyDone || again.Copied != (MigrateCopied{}) {
 		t.Errorf("second run = %+v, want already done", again)
+	}
+	// The target in service gets a record of its own: the source is
+	// unchanged, so the migration is still done.
+	if _, err := to.AppendMessages(ctx, e.scope, "served", []imprint.Message{{ID: "m-served", Role: imprint.RoleUser, Content: "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	if again := get(Migrate(ctx, e.db, to, MigrateOptions{Source: "sqlite:a"}))(t); !again.AlreadyDone {
+		t.Errorf("run after the target was written to = %+v, want already done", again)
+	}
+	// The source gets a memory after the migration finished: a run again
+	// refuses, naming it, and writes nothing.
+	before := get(to.DumpCounts(ctx))(t)
+	get(e.m.Remember(ctx, imprint.RememberRequest{Scope: e.scope, Content: "Ada moved her hives to the roof"}))(t)
+	for _, dry := range []bool{true, false} {
+		_, err := Migrate(ctx, e.db, to, MigrateOptions{Source: "sqlite:a", DryRun: dry})
+		if !errors.Is(err, imprint.ErrConflict) || !strings.Contains(err.Error(), "1 memory versions the target lacks") {
+			t.Errorf("run (dry %v) after the source got a memory: %v, want ErrConflict naming 1 memory version", dry, err)
+		}
+	}
+	if after := get(to.DumpCounts(ctx))(t); after != before {
+		t.Errorf("the refused run changed the target from %+v to %+v", before, after)
 	}
 	if _, err := Migrate(ctx, e.db, to, MigrateOptions{Source: "sqlite:b"}); !errors.Is(err, imprint.ErrConflict) {
 		t.Errorf("migration of another source into the copy: %v, want ErrConflict", err)

@@ -47,6 +47,7 @@ func riverBackend(fresh func(testing.TB) string, serial bool) rivertest.Backend[
 	return rivertest.Backend[pgx.Tx]{
 		Fresh:  func(t *testing.T) string { return fresh(t) },
 		Serial: serial,
+		Nodes:  true,
 		Open: func(t *testing.T, url string, cfg schedule.RiverConfig, nodes func(schedule.Nodes) schedule.Nodes) (rivertest.Store[pgx.Tx], *schedule.River[pgx.Tx]) {
 			t.Helper()
 			db, err := Open(t.Context(), url)

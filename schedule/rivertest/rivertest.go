@@ -36,6 +36,11 @@ type Backend[TTx any] struct {
 	// Serial runs the cases one at a time (a database with one backend,
 	// such as PGlite).
 	Serial bool
+	// Nodes says that several stores opened at one loc are nodes sharing
+	// its database, each with a lease (PostgreSQL); false for a store
+	// alone on its database (SQLite), whose engine hands every running
+	// job back at its start instead.
+	Nodes bool
 }
 
 // Store is a store that hosts River, with its write transactions.
@@ -69,6 +74,7 @@ func Run[TTx any](t *testing.T, b Backend[TTx]) {
 		{"RetriesThenFails", testRetriesThenFails[TTx]},
 		{"ShutdownHandsBack", testShutdownHandsBack[TTx]},
 		{"RecoversJobOfCrashedProcess", testRecoversJobOfCrashedProcess[TTx]},
+		{"LiveNodeKeepsLongJob", testLiveNodeKeepsLongJob[TTx]},
 		{"OneExtractionPerSession", testOneExtractionPerSession[TTx]},
 		{"UniqueKeyAfterRollback", testUniqueKeyAfterRollback[TTx]},
 	}
@@ -381,6 +387,90 @@ func testRecoversJobOfCrashedProcess[TTx any](t *testing.T, b Backend[TTx]) {
 	ev := waitEvent(t, events, schedule.EventDone)
 	if ev.job.ID != job.ID || ev.job.SessionID != "s1" {
 		t.Errorf("restart completed job %d of session %q, want job %d of s1", ev.job.ID, ev.job.SessionID, job.ID)
+	}
+}
+
+// testLiveNodeKeepsLongJob: on a database nodes share, a live node's job
+// that runs longer than the lease (three leases here) is never taken by
+// another node running meanwhile: the live node renews its lease, so
+// only a crashed node's jobs are handed back, and the job completes once,
+// on the node that started it.
+func testLiveNodeKeepsLongJob[TTx any](t *testing.T, b Backend[TTx]) {
+	if !b.Nodes {
+		t.Skip("the store is alone on its database: there are no leases, and a second store opened on it " +
+			"hands every running job back at its start (it takes the first store for a crashed process)")
+	}
+	loc := b.Fresh(t)
+	cfg := fastConfig()
+	cfg.Workers = 1
+	const ttl = time.Second
+	rc := schedule.RiverConfig{Config: cfg, LeaseTTL: ttl}
+	_, a := b.Open(t, loc, rc, nil)
+	started := make(chan imprint.Job, 4)
+	release := make(chan struct{})
+	a.Handle(imprint.JobExtract, func(_ context.Context, j imprint.Job) error {
+		started <- j
+		<-release
+		return nil
+	})
+	job, err := a.Enqueue(t.Context(), imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventsA, stopA := runRiver(t, a)
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	select {
+	case j := <-started:
+		if j.ID != job.ID {
+			t.Fatalf("node A ran job %d, want %d", j.ID, job.ID)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("node A did not start the job within 20s")
+	}
+
+	db, nodeB := b.Open(t, loc, rc, nil)
+	ranOnB := make(chan imprint.Job, 4)
+	nodeB.Handle(imprint.JobExtract, func(_ context.Context, j imprint.Job) error {
+		ranOnB <- j
+		return nil
+	})
+	_, stopB := runRiver(t, nodeB)
+	// Node B runs for three leases while A's handler holds the job.
+	select {
+	case j := <-ranOnB:
+		t.Fatalf("node B ran job %d while node A, alive, was still running it", j.ID)
+	case j := <-started:
+		t.Fatalf("node A started job %d again while running it", j.ID)
+	case <-time.After(3 * ttl):
+	}
+	if st := jobStats(t, db); st.Running != 1 || st.Available+st.Retryable != 0 {
+		t.Errorf("stats after three leases = %+v, want the job still running on A", st)
+	}
+	released = true
+	close(release)
+	if ev := waitEvent(t, eventsA, schedule.EventDone); ev.job.ID != job.ID {
+		t.Errorf("node A completed job %d, want %d", ev.job.ID, job.ID)
+	}
+	if err := stopA(); err != nil {
+		t.Fatal(err)
+	}
+	if err := stopB(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case j := <-ranOnB:
+		t.Errorf("node B ran job %d", j.ID)
+	case j := <-started:
+		t.Errorf("node A ran job %d a second time", j.ID)
+	default:
+	}
+	if st := jobStats(t, db); st != (imprint.JobStats{}) {
+		t.Errorf("stats at the end = %+v, want no job left", st)
 	}
 }
 

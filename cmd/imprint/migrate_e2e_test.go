@@ -197,7 +197,8 @@ func openDumpers(t *testing.T, dataDir, url string) (imprint.Dumper, imprint.Dum
 // and what search finds, migrates to PostgreSQL, and runs the same
 // commands on PostgreSQL: the listings are the same, byte for byte, and
 // so is every record (ids, vectors, version chains, cursors); a second run
-// says the migration is done and writes nothing.
+// says the migration is done and writes nothing; after a memory is added
+// to SQLite a run is refused (exit 2) and writes nothing.
 func TestMigrateToPostgres(t *testing.T) {
 	url := pgtest.Schema(t)
 	t.Parallel()
@@ -250,6 +251,19 @@ func TestMigrateToPostgres(t *testing.T) {
 	again := runBin(t, local, "", "migrate", "--to", url)
 	if again.code != 0 || !strings.HasPrefix(again.stdout, "already migrated") {
 		t.Errorf("second migrate: exit %d: %s %s", again.code, again.stdout, again.stderr)
+	}
+	// A memory added to SQLite after the migration finished: run again,
+	// the migration is refused, naming it, and PostgreSQL is left as it
+	// was.
+	if r := runBin(t, local, "", "remember", "Ada moved her hives to the roof"); r.code != 0 {
+		t.Fatalf("remember: exit %d: %s", r.code, r.stderr)
+	}
+	changed := runBin(t, local, "", "migrate", "--to", url)
+	if changed.code != 2 || !strings.Contains(changed.stderr, "1 memory versions the target lacks") {
+		t.Errorf("migrate after the source changed: exit %d: %s %s; want exit 2 naming the new memory version", changed.code, changed.stdout, changed.stderr)
+	}
+	if d := cmp.Diff(after, outputs(t, pg)); d != "" {
+		t.Errorf("the refused migration changed the target (-before +after):\n%s", d)
 	}
 }
 

@@ -144,6 +144,19 @@ func waitEvent(t *testing.T, events <-chan event, name string) event {
 	}
 }
 
+// waitStarted waits for a handler to report that it started job id.
+func waitStarted(t *testing.T, started <-chan imprint.Job, id int64) {
+	t.Helper()
+	select {
+	case j := <-started:
+		if j.ID != id {
+			t.Fatalf("ran job %d, want %d", j.ID, id)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("job %d did not start within 20s", id)
+	}
+}
+
 func jobStats(t *testing.T, db imprint.ServiceStore) imprint.JobStats {
 	t.Helper()
 	st, err := db.JobStats(t.Context(), nil)
@@ -424,14 +437,7 @@ func testLiveNodeKeepsLongJob[TTx any](t *testing.T, b Backend[TTx]) {
 			close(release)
 		}
 	}()
-	select {
-	case j := <-started:
-		if j.ID != job.ID {
-			t.Fatalf("node A ran job %d, want %d", j.ID, job.ID)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("node A did not start the job within 20s")
-	}
+	waitStarted(t, started, job.ID)
 
 	db, nodeB := b.Open(t, loc, rc, nil)
 	ranOnB := make(chan imprint.Job, 4)
@@ -514,14 +520,7 @@ func testOneExtractionPerSession[TTx any](t *testing.T, b Backend[TTx]) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case j := <-started:
-		if j.ID != held.ID {
-			t.Fatalf("ran job %d, want %d", j.ID, held.ID)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the extraction did not start within 20s")
-	}
+	waitStarted(t, started, held.ID)
 	again, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "held"})
 	if err != nil {
 		t.Fatal(err)

@@ -88,16 +88,70 @@ func hitFilter(a *args, scope imprint.Scope, sessionID, workspace string, global
 	return filter
 }
 
-// Keyword ranking. Each term's part of a score is its idf, as FTS5's bm25
-// computes it over the kind's whole index, times its ts_rank in the
-// record (message words weigh 1, their dates 0.5: weights D and A are 1,
-// B 0.5), so a term every record holds counts next to nothing and a rare
-// one decides, as on SQLite. A CJK phrase found by pg_trgm counts as one
-// occurrence of a word.
+// Keyword ranking, shaped as FTS5's bm25 (k1 1.2, b 0.75). Each term's
+// part of a score is its idf, as FTS5 computes it over the kind's whole
+// index, times (k1+1)·f / (f + k1·(1 - b + b·dl/avgdl)), where f is the
+// term's ts_rank in the record over that of one occurrence at weight 1
+// (message words weigh 1, their dates 0.5: weights D and A are 1, B 0.5),
+// dl the record's length in lexemes and avgdl an estimate of the average
+// (avgLen). So a term every record holds counts next to nothing, a rare
+// one decides, and of records holding a term once the shorter ranks
+// first, as on SQLite. Ties go by rid ascending, the insertion order, as
+// SQLite's go by rowid. A CJK phrase found by pg_trgm counts as one
+// occurrence of a word. A term's part is below idf·(k1+1) whatever f and
+// dl are, the bound searchIndex prunes with.
 const (
 	rankWeights = `'{1, 0.2, 0.5, 1}'`
 	trigramRank = 0.0607927 // ts_rank of one occurrence at weight 1
+	bm25K1      = 1.2
+	bm25B       = 0.75
 )
+
+// bm25Part is the SQL of a term's part of a score: idf times the bm25
+// saturation of occurrences f (an SQL expression) in record x of length
+// length(x.col), given the column's average length avg.
+func bm25Part(a *args, idf float64, f, col string, avg float64) string {
+	norm := a.add(bm25K1*(1-bm25B)) + `::float8 + ` + a.add(bm25K1*bm25B/avg) + `::float8 * length(x.` + col + `)`
+	return a.add(idf*(bm25K1+1)) + `::float8 * (` + f + `) / ((` + f + `) + ` + norm + `)`
+}
+
+// avgLenSample is how many records avgLen averages over, and avgLenDrift
+// the change in a table's record count after which it averages again.
+const (
+	avgLenSample = 1000
+	avgLenDrift  = 0.25
+)
+
+type avgLenEntry struct {
+	avg   float64
+	total int64
+}
+
+// avgLen is the estimated average length in lexemes of column col of
+// src's table, holding total records: the average over up to
+// avgLenSample of them, kept until the record count drifts by
+// avgLenDrift, so a search never averages over the whole table.
+func (db *DB) avgLen(ctx context.Context, src hitSource, col string, total int64) (float64, error) {
+	key := src.table + "." + col
+	if v, ok := db.avgLens.Load(key); ok {
+		e := v.(avgLenEntry)
+		if d := float64(total - e.total); math.Abs(d) <= avgLenDrift*float64(max(e.total, 1)) {
+			return e.avg, nil
+		}
+	}
+	var avg *float64
+	err := db.pool.QueryRow(ctx, `SELECT avg(length(`+col+`))::float8 FROM (SELECT `+col+` FROM `+src.table+
+		` WHERE `+col+` IS NOT NULL LIMIT `+strconv.Itoa(avgLenSample)+`) s`).Scan(&avg)
+	if err != nil {
+		return 0, err
+	}
+	e := avgLenEntry{avg: 1, total: total}
+	if avg != nil && *avg >= 1 {
+		e.avg = *avg
+	}
+	db.avgLens.Store(key, e)
+	return e.avg, nil
+}
 
 // termQuery is the tsquery of one term: its words as a phrase (a term such
 // as update_reservation_baggages is several words to the parser), never
@@ -204,7 +258,7 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	for i := range tri {
 		ti[i] = bm25IDF(counts[0], counts[1+len(words)+i])
 	}
-	return termStats{wordIDF: wi, triIDF: ti, tsqueries: tqs, wordHits: counts[1 : 1+len(words)], triHits: counts[1+len(words):]}, nil
+	return termStats{wordIDF: wi, triIDF: ti, tsqueries: tqs, wordHits: counts[1 : 1+len(words)], triHits: counts[1+len(words):], total: counts[0]}, nil
 }
 
 // termStats are the idfs of a query's word terms and CJK phrases, how
@@ -213,6 +267,7 @@ type termStats struct {
 	wordIDF, triIDF   []float64
 	wordHits, triHits []int64
 	tsqueries         []string
+	total             int64 // the kind's live records
 }
 
 // pruneAbove is the number of records above which a term is common: a
@@ -247,8 +302,7 @@ func (db *DB) estimateRows(ctx context.Context, query string) (int64, error) {
 // the query's scope and filters, best first: the filters are in the
 // statement, so the index never returns another scope's rows to filter.
 //
-// A term's part of a score is at most its idf (ts_rank is below 1 with
-// weights of at most 1; a CJK phrase adds its idf times trigramRank), so
+// A term's part of a score is below its idf times k1+1 (bm25Part), so
 // when a query has rare and common terms (pruneAbove) the records holding
 // a rare one are ranked first, on every term; if the last of the want best
 // scores more than the common terms' idfs together, no record holding only
@@ -270,7 +324,7 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 			nRare++
 		} else {
 			nCommon++
-			bound += st.wordIDF[i]
+			bound += st.wordIDF[i] * (bm25K1 + 1)
 		}
 	}
 	for i, n := range st.triHits {
@@ -278,7 +332,7 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 			nRare++
 		} else {
 			nCommon++
-			bound += st.triIDF[i] * trigramRank
+			bound += st.triIDF[i] * (bm25K1 + 1)
 		}
 	}
 	if nRare > 0 && nCommon > 0 {
@@ -297,6 +351,10 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 // a term whose record count matches says yes to.
 func (db *DB) rankIndex(ctx context.Context, q imprint.TextQuery, src hitSource, col string, words, tri []string, st termStats,
 	matches func(int64) bool, want int) ([]scored, error) {
+	avg, err := db.avgLen(ctx, src, col, st.total)
+	if err != nil {
+		return nil, err
+	}
 	var a args
 	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src)
 	var match, score []string
@@ -305,14 +363,15 @@ func (db *DB) rankIndex(ctx context.Context, q imprint.TextQuery, src hitSource,
 		if matches(st.wordHits[i]) {
 			match = append(match, `x.`+col+` @@ `+tq)
 		}
-		score = append(score, a.add(st.wordIDF[i])+`::float8 * ts_rank(`+rankWeights+`, x.`+col+`, `+tq+`)`)
+		f := `ts_rank(` + rankWeights + `, x.` + col + `, ` + tq + `) / ` + a.add(trigramRank) + `::float8`
+		score = append(score, bm25Part(&a, st.wordIDF[i], f, col, avg))
 	}
 	for i, t := range tri {
 		p := a.add(likePattern(t))
 		if matches(st.triHits[i]) {
 			match = append(match, `x.cjk LIKE `+p)
 		}
-		score = append(score, `CASE WHEN x.cjk LIKE `+p+` THEN `+a.add(st.triIDF[i]*trigramRank)+`::float8 ELSE 0 END`)
+		score = append(score, `CASE WHEN x.cjk LIKE `+p+` THEN `+bm25Part(&a, st.triIDF[i], `1::float8`, col, avg)+` ELSE 0 END`)
 	}
 	query := `SELECT ` + src.cols + `, (` + strings.Join(score, " + ") + `)::float8 AS score FROM ` + src.table +
 		` x WHERE ` + filter + ` AND (` + strings.Join(match, " OR ") + `) ORDER BY score DESC, x.` + src.key +

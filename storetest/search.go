@@ -181,6 +181,36 @@ func testSearchTextTraces(t *testing.T, s imprint.Store) {
 	}
 }
 
+// testSearchTextOrder checks the order of keyword hits that both stores
+// must agree on: of records holding a term once, a short one ranks above a
+// long one (BM25's length normalisation), whatever order they were written
+// in, and records alike but for their ids tie and go in the order they
+// were written.
+func testSearchTextOrder(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	long := "User mentioned the lighthouse while talking at length about the harbour, the ferry timetable, " +
+		"the fish market, the weather over the bay and the price of a return ticket to the islands"
+	putAll(t, s,
+		memory("long", long, 0),
+		memory("short", "User loves the lighthouse", 1),
+		memory("twin1", "User painted a lighthouse at dawn", 2),
+		memory("twin2", "User painted a lighthouse at dawn", 3),
+	)
+	got := searchText(t, s, imprint.TextQuery{Kind: imprint.KindMemory, Text: "lighthouse"})
+	if d := diff([]string{"short", "twin1", "twin2", "long"}, got); d != "" {
+		t.Errorf("memories, lighthouse (-want +got):\n%s", d)
+	}
+	tr := []imprint.Trace{
+		{ID: "tlong", StepKey: "0", UserText: long, AgentText: "Noted all of that about the trip and the harbour town"},
+		{ID: "tshort", StepKey: "1", StepIndex: 1, UserText: "lighthouse tour?", AgentText: "Booked"},
+	}
+	must(t, s.SaveCapture(ctx, episode("ep-order", scopeA), tr))
+	got = searchText(t, s, imprint.TextQuery{Kind: imprint.KindTrace, Text: "lighthouse"})
+	if d := diff([]string{"tshort", "tlong"}, got); d != "" {
+		t.Errorf("traces, lighthouse (-want +got):\n%s", d)
+	}
+}
+
 func testSearchTextMessages(t *testing.T, s imprint.Store) {
 	appendMsgs(t, s, scopeA, "s1",
 		msg("m1", imprint.RoleUser, "Hey Mel! How have you been? I went to a LGBTQ support group yesterday.", 0),

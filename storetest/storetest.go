@@ -54,6 +54,7 @@ func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"SearchTextCJK", testSearchTextCJK},
 		{"SearchTextFilters", testSearchTextFilters},
 		{"SearchTextTraces", testSearchTextTraces},
+		{"SearchTextOrder", testSearchTextOrder},
 		{"SearchTextMessages", testSearchTextMessages},
 		{"SearchTextMessageContext", testSearchTextMessageContext},
 		{"SearchTextHostile", testSearchTextHostile},

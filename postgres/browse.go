@@ -3,9 +3,8 @@ package postgres
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/rowscan"
 )
 
 var _ imprint.Browser = (*DB)(nil)
@@ -61,14 +60,6 @@ func (db *DB) CountRecords(ctx context.Context, scope imprint.Scope) (imprint.Re
 	return out, dbErr("count records", err)
 }
 
-// extraRow scans a row whose trailing columns go to extra.
-type extraRow struct {
-	pgx.Row
-	extra []any
-}
-
-func (r extraRow) Scan(dst ...any) error { return r.Row.Scan(append(dst, r.extra...)...) }
-
 // ListEpisodes returns the scope's episodes newest first, without turns.
 func (db *DB) ListEpisodes(ctx context.Context, scope imprint.Scope, f imprint.EpisodeFilter) ([]imprint.Episode, error) {
 	if err := validScope(scope); err != nil {
@@ -94,7 +85,7 @@ func (db *DB) ListEpisodes(ctx context.Context, scope imprint.Scope, f imprint.E
 	out := []imprint.Episode{}
 	for rows.Next() {
 		var n int
-		e, err := scanEpisode(extraRow{rows, []any{&n}})
+		e, err := scanEpisode(rowscan.With(rows, nil, []any{&n}))
 		if err != nil {
 			return nil, dbErr("list episodes", err)
 		}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/rowscan"
 )
 
 // The store reads every record as it is for a copy (imprint migrate).
@@ -25,15 +24,6 @@ func (db *DB) DumpCounts(ctx context.Context) (imprint.DumpCounts, error) {
 		Scan(&c.Sessions, &c.Messages, &c.Memories, &c.Episodes, &c.Traces, &c.APIKeys, &c.LLMCalls)
 	return c, dbErr("dump counts", err)
 }
-
-// ridRow scans a row whose first column is its row id into rid and the
-// rest with the wrapped scan.
-type ridRow struct {
-	row pgx.Row
-	rid *int64
-}
-
-func (r ridRow) Scan(dst ...any) error { return r.row.Scan(append([]any{r.rid}, dst...)...) }
 
 // DumpSessions implements imprint.Dumper, in row order.
 func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]imprint.SessionState, string, error) {
@@ -54,24 +44,13 @@ func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]impr
 	last := from
 	for rows.Next() {
 		var cursorID string
-		s, err := scanSession(sessionRow{rows, &last, &cursorID})
+		s, err := scanSession(rowscan.With(rows, []any{&last}, []any{&cursorID}))
 		if err != nil {
 			return nil, after, dbErr("dump sessions", err)
 		}
 		out = append(out, imprint.SessionState{Session: s, CursorMessageID: cursorID})
 	}
 	return out, imprint.RowPosition(last), dbErr("dump sessions", rows.Err())
-}
-
-// sessionRow scans a row id, a session and the id of its cursor's message.
-type sessionRow struct {
-	row      pgx.Row
-	rid      *int64
-	cursorID *string
-}
-
-func (r sessionRow) Scan(dst ...any) error {
-	return r.row.Scan(append(append([]any{r.rid}, dst...), r.cursorID)...)
 }
 
 // DumpMessages implements imprint.Dumper, in sequence order.
@@ -112,7 +91,7 @@ func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]impr
 	out := []imprint.Memory{}
 	last := from
 	for rows.Next() {
-		m, err := scanMemory(ridRow{rows, &last})
+		m, err := scanMemory(rowscan.With(rows, []any{&last}, nil))
 		if err != nil {
 			return nil, after, dbErr("dump memories", err)
 		}
@@ -170,7 +149,7 @@ func (db *DB) DumpAPIKeys(ctx context.Context) ([]imprint.KeyRecord, error) {
 	out := []imprint.KeyRecord{}
 	for rows.Next() {
 		var r imprint.KeyRecord
-		k, err := scanAPIKey(hashRow{rows, &r.TokenHash})
+		k, err := scanAPIKey(rowscan.With(rows, nil, []any{&r.TokenHash}))
 		if err != nil {
 			return nil, dbErr("dump api keys", err)
 		}
@@ -179,15 +158,6 @@ func (db *DB) DumpAPIKeys(ctx context.Context) ([]imprint.KeyRecord, error) {
 	}
 	return out, dbErr("dump api keys", rows.Err())
 }
-
-// hashRow scans a row whose last column is a token hash into hash and the
-// rest with the wrapped scan.
-type hashRow struct {
-	row  pgx.Row
-	hash *[]byte
-}
-
-func (h hashRow) Scan(dst ...any) error { return h.row.Scan(append(dst, h.hash)...) }
 
 // DumpLLMCalls implements imprint.Dumper, in row order.
 func (db *DB) DumpLLMCalls(ctx context.Context, after string, limit int) ([]imprint.LLMCall, string, error) {

@@ -2,10 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/internal/rowscan"
 )
 
 // The store reads every record as it is for a copy (imprint migrate).
@@ -44,24 +44,13 @@ func (db *DB) DumpSessions(ctx context.Context, after string, limit int) ([]impr
 	last := from
 	for rows.Next() {
 		var cursorID string
-		s, err := scanSession(sessionRow{rows, &last, &cursorID})
+		s, err := scanSession(rowscan.With(rows, []any{&last}, []any{&cursorID}))
 		if err != nil {
 			return nil, after, dbErr("dump sessions", err)
 		}
 		out = append(out, imprint.SessionState{Session: s, CursorMessageID: cursorID})
 	}
 	return out, imprint.RowPosition(last), dbErr("dump sessions", rows.Err())
-}
-
-// sessionRow scans a row id, a session and the id of its cursor's message.
-type sessionRow struct {
-	rows     *sql.Rows
-	rid      *int64
-	cursorID *string
-}
-
-func (r sessionRow) Scan(dst ...any) error {
-	return r.rows.Scan(append(append([]any{r.rid}, dst...), r.cursorID)...)
 }
 
 // DumpMessages implements imprint.Dumper, in sequence order.
@@ -103,7 +92,7 @@ func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]impr
 	last := from
 	for rows.Next() {
 		var rid int64
-		m, err := scanMemory(ridScanner{rows, &rid})
+		m, err := scanMemory(rowscan.With(rows, []any{&rid}, nil))
 		if err != nil {
 			return nil, after, dbErr("dump memories", err)
 		}
@@ -112,15 +101,6 @@ func (db *DB) DumpMemories(ctx context.Context, after string, limit int) ([]impr
 	}
 	return out, imprint.RowPosition(last), dbErr("dump memories", rows.Err())
 }
-
-// ridScanner scans a row whose first column is its row id into rid and
-// the rest with the wrapped scan.
-type ridScanner struct {
-	rows *sql.Rows
-	rid  *int64
-}
-
-func (r ridScanner) Scan(dst ...any) error { return r.rows.Scan(append([]any{r.rid}, dst...)...) }
 
 // DumpCaptures implements imprint.Dumper, in row order: each episode with
 // every turn (the rows of an open one too) and its traces by step.
@@ -137,7 +117,7 @@ func (db *DB) DumpCaptures(ctx context.Context, after string, limit int) ([]impr
 	at := map[string]int{}
 	last := from
 	for rows.Next() {
-		ep, err := scanEpisode(ridScanner{rows, &last})
+		ep, err := scanEpisode(rowscan.With(rows, []any{&last}, nil))
 		if err != nil {
 			rows.Close()
 			return nil, after, dbErr("dump episodes", err)
@@ -185,7 +165,7 @@ func (db *DB) DumpAPIKeys(ctx context.Context) ([]imprint.KeyRecord, error) {
 	out := []imprint.KeyRecord{}
 	for rows.Next() {
 		var r imprint.KeyRecord
-		k, err := scanAPIKey(hashScanner{rows, &r.TokenHash})
+		k, err := scanAPIKey(rowscan.With(rows, nil, []any{&r.TokenHash}))
 		if err != nil {
 			return nil, dbErr("dump api keys", err)
 		}
@@ -194,15 +174,6 @@ func (db *DB) DumpAPIKeys(ctx context.Context) ([]imprint.KeyRecord, error) {
 	}
 	return out, dbErr("dump api keys", rows.Err())
 }
-
-// hashScanner scans a row whose last column is a token hash into hash and
-// the rest with the wrapped scan.
-type hashScanner struct {
-	rows *sql.Rows
-	hash *[]byte
-}
-
-func (h hashScanner) Scan(dst ...any) error { return h.rows.Scan(append(dst, h.hash)...) }
 
 // DumpLLMCalls implements imprint.Dumper, in row order.
 func (db *DB) DumpLLMCalls(ctx context.Context, after string, limit int) ([]imprint.LLMCall, string, error) {

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/imprint-dev/imprint/internal/benchtext"
 	"github.com/imprint-dev/imprint/internal/testfiles"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -233,20 +234,6 @@ func benchQueryWords(texts []string, common bool, count int) ([]string, map[stri
 	return words[:min(count, len(words))], df
 }
 
-// benchTextQueries makes 2- and 3-term queries from words.
-func benchTextQueries(words []string, n int) []string {
-	var out []string
-	for i := 0; len(out) < n; i++ {
-		k := 2 + i%2
-		var terms []string
-		for j := range k {
-			terms = append(terms, words[(i*3+j)%len(words)])
-		}
-		out = append(out, strings.Join(terms, " "))
-	}
-	return out
-}
-
 // BenchmarkSearch runs Searcher.Search over 100k live memories of one
 // scope (Kinds memory, limit 10): hybrid (keywords + hash-embedder
 // vectors, fused by RRF) and, for comparison, keywords only; queries of 2–3
@@ -262,7 +249,7 @@ func BenchmarkSearch(b *testing.B) {
 				if kind == "common" {
 					words = words[:12]
 				}
-				queries := benchTextQueries(words, 50)
+				queries := benchtext.TextQueries(words, 50)
 				s := Searcher{Store: f.db}
 				if mode == "hybrid" {
 					s.Embedder = f.emb
@@ -389,7 +376,7 @@ func BenchmarkSearchMessages(b *testing.B) {
 					s.Embedder = f.emb
 				}
 				ctx := context.Background()
-				benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
+				benchLatency(b, benchtext.TextQueries(words, 50), func(q string) (int, error) {
 					hits, err := s.Search(ctx, imprint.SearchQuery{Scope: benchScope, Text: q, Kinds: []imprint.Kind{imprint.KindMessage}, Limit: 10})
 					return len(hits), err
 				})
@@ -412,7 +399,7 @@ func BenchmarkRecall(b *testing.B) {
 			}
 			r := Recaller{Searcher: Searcher{Store: f.db, Embedder: f.emb}, Memories: f.db, Traces: f.db}
 			ctx := context.Background()
-			benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
+			benchLatency(b, benchtext.TextQueries(words, 50), func(q string) (int, error) {
 				res, err := r.Recall(ctx, imprint.RecallQuery{Scope: benchScope, Text: q})
 				return len(res.Hits), err
 			})
@@ -427,7 +414,7 @@ func BenchmarkRecall(b *testing.B) {
 		words, _ := benchQueryWords(f.texts, false, 40)
 		r := Recaller{Searcher: Searcher{Store: f.db, Embedder: f.emb}, Memories: f.db, Traces: f.db}
 		ctx := context.Background()
-		benchLatency(b, benchTextQueries(words, 50), func(q string) (int, error) {
+		benchLatency(b, benchtext.TextQueries(words, 50), func(q string) (int, error) {
 			res, err := r.Recall(ctx, imprint.RecallQuery{Scope: benchScope, Text: q, Workspace: "/src/app"})
 			return len(res.Hits), err
 		})

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/internal/benchtext"
 	"github.com/imprint-dev/imprint/internal/pgtest"
@@ -56,8 +58,19 @@ func benchFixture(b, owner *testing.B, kind string) *benchStore {
 		db, err := sqlite.Open(ctx, filepath.Join(owner.TempDir(), "bench.db"))
 		f.st, f.err = db, err
 	default:
-		db, err := Open(ctx, pgtest.Schema(owner))
+		u, kept := benchSchema(owner)
+		db, err := Open(ctx, u)
 		f.st, f.err = db, err
+		if err == nil && kept {
+			var n int
+			if f.err = db.pool.QueryRow(ctx, `SELECT COUNT(*) FROM memories`).Scan(&n); f.err == nil && n >= benchRows {
+				b.Logf("postgres fixture: %d memories kept in %s", n, os.Getenv(benchKeepEnv))
+				return f
+			}
+			if f.err == nil && n > 0 {
+				f.err = fmt.Errorf("kept schema %s holds %d memories, not %d: drop it", os.Getenv(benchKeepEnv), n, benchRows)
+			}
+		}
 	}
 	if f.err != nil {
 		b.Fatal(f.err)
@@ -87,6 +100,35 @@ func benchFixture(b, owner *testing.B, kind string) *benchStore {
 	}
 	b.Logf("%s fixture: %d memories in %v", kind, benchRows, time.Since(start).Round(time.Millisecond))
 	return f
+}
+
+// benchKeepEnv names a schema of the test database in which the
+// PostgreSQL fixture is built once and kept between runs (building it
+// takes a minute or more); unset, each run builds it in a throwaway schema.
+const benchKeepEnv = "IMPRINT_BENCH_SCHEMA"
+
+// benchSchema returns the URL of the fixture's schema and whether it is
+// the kept one.
+func benchSchema(b *testing.B) (string, bool) {
+	name := os.Getenv(benchKeepEnv)
+	if name == "" {
+		return pgtest.Schema(b), false
+	}
+	base := pgtest.URL(b)
+	conn, err := pgx.Connect(context.Background(), base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	_, _ = conn.Exec(context.Background(), `CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`)
+	if _, err := conn.Exec(context.Background(), `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{name}.Sanitize()); err != nil {
+		b.Fatal(err)
+	}
+	u, err := pgtest.WithSearchPath(base, name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return u, true
 }
 
 func benchKinds(b *testing.B) []string {

@@ -39,9 +39,9 @@ type DB struct {
 	// bigTables records, by table name, whether its last keyword search
 	// found it large (search.go).
 	bigTables sync.Map
-	// avgLens caches, by table and column, the average length of the
-	// keyword index column (search.go, avgLen).
-	avgLens sync.Map
+	// bm25Totals caches, by table, the totals of a large table's keyword
+	// indexes (bm25.go).
+	bm25Totals sync.Map
 
 	// lexemes caches the tsvectors of the words written (tsvector.go).
 	lexemes lexemeCache

@@ -218,6 +218,7 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	err := db.tx(ctx, func(tx pgx.Tx) error {
 		// The keyword index of every trace, in one query at most.
 		var texts, cjks []string
+		var ntoks []int
 		traces := slices.Clone(traces)
 		for c := range eps {
 			traces[c] = slices.Clone(traces[c])
@@ -228,7 +229,7 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 					t.CreatedAt = now
 				}
 				words, cjk := keyword.IndexTexts(imprint.TraceText(*t))
-				texts, cjks = append(texts, words), append(cjks, cjk)
+				texts, cjks, ntoks = append(texts, words), append(cjks, cjk), append(ntoks, keyword.TokenCount(words))
 			}
 		}
 		words, err := db.tsvectors(ctx, tx, texts...)
@@ -237,10 +238,10 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 		}
 		for c := range eps {
 			n := len(traces[c])
-			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], traceIndex{words[:n], cjks[:n]}); err != nil {
+			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], traceIndex{words[:n], cjks[:n], ntoks[:n]}); err != nil {
 				return wrap(c, err)
 			}
-			words, cjks = words[n:], cjks[n:]
+			words, cjks, ntoks = words[n:], cjks[n:], ntoks[n:]
 		}
 		return nil
 	})
@@ -254,10 +255,11 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	return err
 }
 
-// traceIndex is the keyword index of some traces: their tsvectors and
-// CJK runs.
+// traceIndex is the keyword index of some traces: their tsvectors, CJK
+// runs and lengths in tokens (keyword.TokenCount of their words).
 type traceIndex struct {
 	words, cjk []string
+	ntok       []int
 }
 
 const (
@@ -265,28 +267,28 @@ const (
 		session_id = $6, step_index = $7, ts = $8, user_text = $9, agent_text = $10, tool_calls = $11, reflection = $12,
 		reflection_source = $13, alpha = $14, usable = $15, depth = $16,
 		is_subagent = $17, truncated = $18, vec_summary = $19, vec_action = $20, embedder = $21, dim = $22,
-		words = $23::tsvector, cjk = $24
-		WHERE rid = $25`
+		words = $23::tsvector, cjk = $24, ntok = $25
+		WHERE rid = $26`
 	traceInsertSQL = `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
 		step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable,
-		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk,
+		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk, ntok,
 		value, priority, r_human, episode_id, step_key, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		$23::tsvector, $24, $25, $26, $27, $28, $29, $30)`
+		$23::tsvector, $24, $25, $26, $27, $28, $29, $30, $31)`
 	// traceInsertMany inserts new traces of one episode ($1-$6 its scope,
 	// workspace, session and id), rows of traceRowValues following, in
 	// order.
 	traceInsertMany = `INSERT INTO traces (id, tenant, user_id, agent, workspace, session_id,
 		step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable,
-		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk,
+		depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk, ntok,
 		value, priority, r_human, episode_id, step_key, created_at) VALUES `
-	traceRowValues = `(?, $1, $2, $3, $4, $5, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?,
+	traceRowValues = `(?, $1, $2, $3, $4, $5, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?, ?,
 		?, ?, ?, $6, ?, ?)`
 )
 
 // traceRow is the values of traceInsertSQL's and traceUpdateSQL's first
-// 24 placeholders for t, whose keyword index is words and cjk.
-func traceRow(t imprint.Trace, words, cjk string) ([]any, error) {
+// 25 placeholders for t, whose keyword index is words, cjk and ntok.
+func traceRow(t imprint.Trace, words, cjk string, ntok int) ([]any, error) {
 	tools := t.ToolCalls
 	if tools == nil {
 		tools = []imprint.ToolCall{}
@@ -298,7 +300,7 @@ func traceRow(t imprint.Trace, words, cjk string) ([]any, error) {
 	dim := max(len(t.VecSummary), len(t.VecAction))
 	return []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
 		tsArg(t.TS), t.UserText, t.AgentText, toolsJSON, t.Reflection, string(t.ReflectionSource), t.Alpha, t.Usable,
-		t.Depth, t.IsSubagent, t.Truncated, vecArg(t.VecSummary), vecArg(t.VecAction), t.Embedder, dim, words, cjk}, nil
+		t.Depth, t.IsSubagent, t.Truncated, vecArg(t.VecSummary), vecArg(t.VecAction), t.Embedder, dim, words, cjk, ntok}, nil
 }
 
 // saveCaptureTx is SaveCapture's transaction body for one episode; keys
@@ -359,7 +361,7 @@ func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []
 		}
 	}
 	for i, t := range traces {
-		vals, err := traceRow(t, idx.words[i], idx.cjk[i])
+		vals, err := traceRow(t, idx.words[i], idx.cjk[i], idx.ntok[i])
 		if err != nil {
 			return err
 		}
@@ -398,7 +400,7 @@ func insertTraces(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []i
 		args := []any{ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, ep.ID}
 		for i := start; i < end; i++ {
 			t := traces[i]
-			vals, err := traceRow(t, idx.words[i], idx.cjk[i])
+			vals, err := traceRow(t, idx.words[i], idx.cjk[i], idx.ntok[i])
 			if err != nil {
 				return err
 			}

@@ -84,14 +84,14 @@ func collectMemories(op string, rows pgx.Rows, err error) ([]imprint.Memory, err
 const (
 	memoryInsertSQL = `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
 		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
-		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id, forgotten_at)
+		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id, forgotten_at, ntok)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		$23::tsvector, $24, $25, $26)
+		$23::tsvector, $24, $25, $26, $27)
 		ON CONFLICT (id) DO NOTHING RETURNING rid`
 	memoryUpdateSQL = `UPDATE memories SET workspace = $4, session_id = $5, content = $6, type = $7, priority = $8,
 		scene_name = $9, source_message_ids = $10, metadata = $11, timestamps = $12, created_at = $13, updated_at = $14,
 		version = $15, superseded_by = $16, supersedes = $17, extractor = $18, content_hash = $19, vec = $20,
-		embedder = $21, dim = $22, words = $23::tsvector, cjk = $24, forgotten_at = $26
+		embedder = $21, dim = $22, words = $23::tsvector, cjk = $24, forgotten_at = $26, ntok = $27
 		WHERE id = $25 AND tenant = $1 AND user_id = $2 AND agent = $3 RETURNING rid`
 	memorySupersedeSQL = `UPDATE memories SET superseded_by = $1
 		WHERE id = $2 AND tenant = $3 AND user_id = $4 AND agent = $5 AND superseded_by IS NULL RETURNING rid`
@@ -134,7 +134,7 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 	}
 	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
 		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
-		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), tsv[0], cjk, m.ID, forgotten}
+		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), tsv[0], cjk, m.ID, forgotten, keyword.TokenCount(words)}
 	if len(supersede) == 0 {
 		// A new id superseding nothing is one statement, its own
 		// transaction; an existing id goes on to the update below.

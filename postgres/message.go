@@ -196,26 +196,27 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 const (
 	messageInsert = `INSERT INTO messages
 	(tenant, user_id, agent, workspace, session_id, id, role, content, ts, recorded_at, speaker, vec, embedder, dim,
-	 words, who, cjk) VALUES `
+	 words, who, cjk, ntok) VALUES `
 	messageInsertEnd = ` ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING RETURNING id, seq`
 	// messageRow is one message ($1-$4 its scope and session) with its
 	// keyword index columns: the tsvectors (tsvector.go) of the words
 	// (weight A) and dates (B) of its text and of its speaker's words,
-	// and its CJK runs.
+	// its CJK runs and its length in tokens (keyword.TokenCount).
 	messageRow = `($1, $2, $3, ?, $4, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-	 setweight(?::tsvector, 'A') || setweight(?::tsvector, 'B'), ?::tsvector, ?)`
-	messageRowArgs = 14
+	 setweight(?::tsvector, 'A') || setweight(?::tsvector, 'B'), ?::tsvector, ?, ?)`
+	messageRowArgs = 15
 )
 
 // messageArgs returns the values of m's messageRow (rec its recording
-// time; words, dates and who the tsvectors of its doc, cjk its CJK runs).
-func messageArgs(m imprint.Message, rec imprint.Time, words, dates, who, cjk string) []any {
+// time; words, dates and who the tsvectors of its doc, cjk its CJK runs,
+// ntok the doc's length in tokens).
+func messageArgs(m imprint.Message, rec imprint.Time, words, dates, who, cjk string, ntok int) []any {
 	emb := ""
 	if len(m.Vec) > 0 {
 		emb = m.Embedder
 	}
 	return []any{m.Workspace, m.ID, string(m.Role), m.Content, tsArg(m.Timestamp), rec.Time, m.Speaker,
-		vecArg(m.Vec), emb, len(m.Vec), words, dates, who, cjk}
+		vecArg(m.Vec), emb, len(m.Vec), words, dates, who, cjk, ntok}
 }
 
 // appendBatch records one batch inside tx (its session exists and is
@@ -237,6 +238,7 @@ func (db *DB) appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch
 	var recs []imprint.Time
 	var docs []string // each kept message's words, then its dates, then its speaker's words
 	var cjks []string
+	var ntoks []int
 	for i, m := range b.Messages {
 		if seen[m.ID] {
 			dup[i] = true
@@ -253,6 +255,7 @@ func (db *DB) appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch
 		who, _ := keyword.IndexTexts(doc.Who)
 		keep, recs, cjks = append(keep, m), append(recs, rec), append(cjks, cjk)
 		docs = append(docs, words, doc.Date, who)
+		ntoks = append(ntoks, keyword.TokenCount(words)+keyword.TokenCount(doc.Date)+keyword.TokenCount(who))
 	}
 	inserted := map[string]int64{}
 	tsv, err := db.tsvectors(ctx, tx, docs...)
@@ -264,7 +267,7 @@ func (db *DB) appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch
 		args := make([]any, 0, 4+(end-start)*messageRowArgs)
 		args = append(args, scope.Tenant, scope.User, scope.Agent, sessionID)
 		for i := start; i < end; i++ {
-			args = append(args, messageArgs(keep[i], recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2], cjks[i])...)
+			args = append(args, messageArgs(keep[i], recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2], cjks[i], ntoks[i])...)
 		}
 		r, err := tx.Query(ctx, messageInsert+valuesRows(messageRow, 4, end-start)+messageInsertEnd, args...)
 		if err != nil {

@@ -183,7 +183,11 @@ func TestSearchPrunesCommonTerms(t *testing.T) {
 		pruned bool // whether the rare term's records decide
 	}{{"particular trip", true}, {"zebra trip", false}} {
 		terms := keyword.Query(c.query)
-		st, err := db.idfs(ctx, src, "words", terms.Words, terms.Trigram)
+		tot, err := db.totals(ctx, imprint.KindMemory, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.idfs(ctx, src, "words", terms.Words, terms.Trigram, tot)
 		if err != nil {
 			t.Fatal(err)
 		}

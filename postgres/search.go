@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -88,70 +87,11 @@ func hitFilter(a *args, scope imprint.Scope, sessionID, workspace string, global
 	return filter
 }
 
-// Keyword ranking, shaped as FTS5's bm25 (k1 1.2, b 0.75). Each term's
-// part of a score is its idf, as FTS5 computes it over the kind's whole
-// index, times (k1+1)·f / (f + k1·(1 - b + b·dl/avgdl)), where f is the
-// term's ts_rank in the record over that of one occurrence at weight 1
-// (message words weigh 1, their dates 0.5: weights D and A are 1, B 0.5),
-// dl the record's length in lexemes and avgdl an estimate of the average
-// (avgLen). So a term every record holds counts next to nothing, a rare
-// one decides, and of records holding a term once the shorter ranks
-// first, as on SQLite. Ties go by rid ascending, the insertion order, as
-// SQLite's go by rowid. A CJK phrase found by pg_trgm counts as one
-// occurrence of a word. A term's part is below idf·(k1+1) whatever f and
-// dl are, the bound searchIndex prunes with.
+// FTS5's bm25 constants (bm25.go).
 const (
-	rankWeights = `'{1, 0.2, 0.5, 1}'`
-	trigramRank = 0.0607927 // ts_rank of one occurrence at weight 1
-	bm25K1      = 1.2
-	bm25B       = 0.75
+	bm25K1 = 1.2
+	bm25B  = 0.75
 )
-
-// bm25Part is the SQL of a term's part of a score: idf times the bm25
-// saturation of occurrences f (an SQL expression) in record x of length
-// length(x.col), given the column's average length avg.
-func bm25Part(a *args, idf float64, f, col string, avg float64) string {
-	norm := a.add(bm25K1*(1-bm25B)) + `::float8 + ` + a.add(bm25K1*bm25B/avg) + `::float8 * length(x.` + col + `)`
-	return a.add(idf*(bm25K1+1)) + `::float8 * (` + f + `) / ((` + f + `) + ` + norm + `)`
-}
-
-// avgLenSample is how many records avgLen averages over, and avgLenDrift
-// the change in a table's record count after which it averages again.
-const (
-	avgLenSample = 1000
-	avgLenDrift  = 0.25
-)
-
-type avgLenEntry struct {
-	avg   float64
-	total int64
-}
-
-// avgLen is the estimated average length in lexemes of column col of
-// src's table, holding total records: the average over up to
-// avgLenSample of them, kept until the record count drifts by
-// avgLenDrift, so a search never averages over the whole table.
-func (db *DB) avgLen(ctx context.Context, src hitSource, col string, total int64) (float64, error) {
-	key := src.table + "." + col
-	if v, ok := db.avgLens.Load(key); ok {
-		e := v.(avgLenEntry)
-		if d := float64(total - e.total); math.Abs(d) <= avgLenDrift*float64(max(e.total, 1)) {
-			return e.avg, nil
-		}
-	}
-	var avg *float64
-	err := db.pool.QueryRow(ctx, `SELECT avg(length(`+col+`))::float8 FROM (SELECT `+col+` FROM `+src.table+
-		` WHERE `+col+` IS NOT NULL LIMIT `+strconv.Itoa(avgLenSample)+`) s`).Scan(&avg)
-	if err != nil {
-		return 0, err
-	}
-	e := avgLenEntry{avg: 1, total: total}
-	if avg != nil && *avg >= 1 {
-		e.avg = *avg
-	}
-	db.avgLens.Store(key, e)
-	return e.avg, nil
-}
 
 // termQuery is the tsquery of one term: its words as a phrase (a term such
 // as update_reservation_baggages is several words to the parser), never
@@ -185,7 +125,7 @@ const exactCountBelow = 10000
 // and the tsquery of each word term, for the search to send as a value: a
 // tsquery function in the search statement would run for every row once
 // its prepared statement has a generic plan.
-func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string) (termStats, error) {
+func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string, tot kindTotals) (termStats, error) {
 	var a args
 	live := strings.TrimPrefix(strings.ReplaceAll(src.live, "x.", ""), " AND ")
 	where := func(cond string) string {
@@ -194,11 +134,10 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 		}
 		return " WHERE " + cond
 	}
-	// The record count of a large table is the planner's estimate (kept
-	// by autovacuum): counting 100k rows exactly for every query cost more
-	// than the search. Small or never-analysed tables are counted.
-	sel := []string{`(SELECT CASE WHEN c.reltuples >= ` + strconv.Itoa(exactCountBelow) + ` THEN c.reltuples::bigint ELSE (SELECT COUNT(*) FROM ` +
-		src.table + strings.TrimSuffix(where("true"), " AND true") + `) END FROM pg_class c WHERE c.oid = '` + src.table + `'::regclass)`}
+	// The record counts of the indexes are tot's (bm25.go); a word's
+	// idf is over the word index's, a CJK phrase's over the trigram
+	// index's, as FTS5's are.
+	sel := []string{`1::bigint`}
 	// In a large table a term's records are counted up to countCap: a
 	// term with more is common, and its count is the planner's estimate
 	// (below), as the table's is; counting all of a common word's records
@@ -232,7 +171,7 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	if err := db.pool.QueryRow(ctx, `SELECT `+strings.Join(sel, ", "), a...).Scan(dst...); err != nil {
 		return termStats{}, err
 	}
-	db.bigTables.Store(src.table, counts[0] >= exactCountBelow)
+	db.bigTables.Store(src.table, tot.at >= exactCountBelow)
 	if limit != nil {
 		for i, n := range counts[1:] {
 			if n < countCap {
@@ -253,12 +192,12 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	}
 	wi, ti := make([]float64, len(words)), make([]float64, len(tri))
 	for i := range words {
-		wi[i] = bm25IDF(counts[0], counts[1+i])
+		wi[i] = bm25IDF(tot.words.rows, counts[1+i])
 	}
 	for i := range tri {
-		ti[i] = bm25IDF(counts[0], counts[1+len(words)+i])
+		ti[i] = bm25IDF(tot.tri.rows, counts[1+len(words)+i])
 	}
-	return termStats{wordIDF: wi, triIDF: ti, tsqueries: tqs, wordHits: counts[1 : 1+len(words)], triHits: counts[1+len(words):], total: counts[0]}, nil
+	return termStats{wordIDF: wi, triIDF: ti, tsqueries: tqs, wordHits: counts[1 : 1+len(words)], triHits: counts[1+len(words):], totals: tot}, nil
 }
 
 // termStats are the idfs of a query's word terms and CJK phrases, how
@@ -267,7 +206,7 @@ type termStats struct {
 	wordIDF, triIDF   []float64
 	wordHits, triHits []int64
 	tsqueries         []string
-	total             int64 // the kind's live records
+	totals            kindTotals // the kind's indexes
 }
 
 // pruneAbove is the number of records above which a term is common: a
@@ -312,7 +251,11 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 	if len(words) == 0 && len(tri) == 0 {
 		return nil, nil
 	}
-	st, err := db.idfs(ctx, src, col, words, tri)
+	tot, err := db.totals(ctx, q.Kind, src)
+	if err != nil {
+		return nil, err
+	}
+	st, err := db.idfs(ctx, src, col, words, tri, tot)
 	if err != nil {
 		return nil, err
 	}
@@ -351,30 +294,32 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 // a term whose record count matches says yes to.
 func (db *DB) rankIndex(ctx context.Context, q imprint.TextQuery, src hitSource, col string, words, tri []string, st termStats,
 	matches func(int64) bool, want int) ([]scored, error) {
-	avg, err := db.avgLen(ctx, src, col, st.total)
-	if err != nil {
-		return nil, err
-	}
 	var a args
 	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src)
 	var match, score []string
 	for i := range words {
-		tq := a.add(st.tsqueries[i]) + `::tsquery`
 		if matches(st.wordHits[i]) {
-			match = append(match, `x.`+col+` @@ `+tq)
+			match = append(match, `x.`+col+` @@ `+a.add(st.tsqueries[i])+`::tsquery`)
 		}
-		f := `ts_rank(` + rankWeights + `, x.` + col + `, ` + tq + `) / ` + a.add(trigramRank) + `::float8`
-		score = append(score, bm25Part(&a, st.wordIDF[i], f, col, avg))
 	}
 	for i, t := range tri {
-		p := a.add(likePattern(t))
 		if matches(st.triHits[i]) {
-			match = append(match, `x.cjk LIKE `+p)
+			match = append(match, `x.cjk LIKE `+a.add(likePattern(t)))
 		}
-		score = append(score, `CASE WHEN x.cjk LIKE `+p+` THEN `+bm25Part(&a, st.triIDF[i], `1::float8`, col, avg)+` ELSE 0 END`)
+	}
+	// The scores (bm25.go) are FTS5's: of the word index, or of the
+	// trigram index.
+	var joins string
+	if len(words) > 0 {
+		var ws string
+		ws, joins = wordScore(&a, q.Kind, col, st.tsqueries, st.wordIDF, st.totals.words.avgdl())
+		score = append(score, ws)
+	}
+	if len(tri) > 0 {
+		score = append(score, trigramScore(&a, tri, st.triIDF, st.totals.tri.avgdl()))
 	}
 	query := `SELECT ` + src.cols + `, (` + strings.Join(score, " + ") + `)::float8 AS score FROM ` + src.table +
-		` x WHERE ` + filter + ` AND (` + strings.Join(match, " OR ") + `) ORDER BY score DESC, x.` + src.key +
+		` x` + joins + ` WHERE ` + filter + ` AND (` + strings.Join(match, " OR ") + `) ORDER BY score DESC, x.` + src.key +
 		` LIMIT ` + a.add(want)
 	rows, err := db.pool.Query(ctx, query, a...)
 	if err != nil {
@@ -413,13 +358,31 @@ func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hi
 	if terms.Empty() {
 		return []imprint.Hit{}, nil
 	}
-	hits, err := db.searchIndex(ctx, q, src, "words", terms.Words, terms.Trigram, 2*limit)
-	if err != nil {
-		return nil, dbErr("search text", err)
+	// As on SQLite, the word and trigram indexes are ranked apart, each
+	// twice the limit deep, and a record both find sums its two scores (a
+	// memory or trace query of one index needs only the limit).
+	depth := 2 * limit
+	if q.Kind != imprint.KindMessage && (len(terms.Words) == 0 || len(terms.Trigram) == 0) {
+		depth = limit
 	}
-	all := make([]*scored, len(hits))
-	for i := range hits {
-		all[i] = &hits[i]
+	merged := map[int64]*scored{}
+	var all []*scored
+	for _, part := range []struct{ words, tri []string }{{nil, terms.Trigram}, {terms.Words, nil}} {
+		if len(part.words)+len(part.tri) == 0 {
+			continue
+		}
+		hits, err := db.searchIndex(ctx, q, src, "words", part.words, part.tri, depth)
+		if err != nil {
+			return nil, dbErr("search text", err)
+		}
+		for i, h := range hits {
+			if s, ok := merged[h.rid]; ok {
+				s.hit.Score += h.hit.Score
+				continue
+			}
+			merged[h.rid] = &hits[i]
+			all = append(all, &hits[i])
+		}
 	}
 	if q.Kind == imprint.KindMessage {
 		if all, err = db.messageContext(ctx, q, src, all); err != nil {

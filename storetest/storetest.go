@@ -55,6 +55,7 @@ func Run[TTx any](t *testing.T, open func(t *testing.T) imprint.Store) {
 		{"SearchTextFilters", testSearchTextFilters},
 		{"SearchTextTraces", testSearchTextTraces},
 		{"SearchTextOrder", testSearchTextOrder},
+		{"SearchTextRankOrder", testSearchTextRankOrder},
 		{"SearchTextMessages", testSearchTextMessages},
 		{"SearchTextMessageContext", testSearchTextMessageContext},
 		{"SearchTextHostile", testSearchTextHostile},

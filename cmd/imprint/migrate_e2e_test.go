@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/curate"
@@ -49,8 +49,51 @@ var listings = [][]string{
 	{"traces", "--json", "--limit", "1000"},
 }
 
-// searches are the queries of the search comparison.
-var searches = []string{"support group", "refund for my flight", "painting", "cancel reservation", "Caroline adoption"}
+// searches are the queries of the search comparison: words of LoCoMo's
+// messages and memories and of τ-bench's traces, a speaker's name, tool
+// names, CJK runs of three or more characters (the trigram index) and of
+// two (a bigram of the word index), and text mixing both.
+var searches = []string{"support group", "refund for my flight", "painting", "cancel reservation", "Caroline adoption",
+	"What did Melanie paint", "baggage allowance gold member", "update_reservation_flights", "cancel_reservation",
+	"charity race", "天気", "東京の天気", "蜂蜜を買った", "北京 烤鸭", "imprint 東京 tram"}
+
+// searchRuns are the search commands compared before and after a
+// migration, each run with every query of searches.
+var searchRuns = [][]string{
+	{"search"},
+	{"search", "--json"},
+	{"search", "--json", "--limit", "25", "--kind", "trace"},
+	{"search", "--json", "--limit", "25", "--kind", "message"},
+	{"search", "--json", "--limit", "25", "--kind", "memory"},
+}
+
+// cjkRecords adds, with the built binary, records holding CJK text to the
+// data dir's store: messages of a session, a captured episode (traces) and
+// memories, so the searches of CJK runs find every kind.
+func cjkRecords(t *testing.T, env map[string]string) {
+	t.Helper()
+	msgs := `[{"id":"c1","role":"user","content":"東京の天気はどうですか。明日は東京で天気が良いといいな。"},
+		{"id":"c2","role":"assistant","content":"東京の天気は晴れです。北京は雨です。"},
+		{"id":"c3","role":"user","content":"昨日は蜂蜜を買った。蜂蜜を買ったのは初めて。"},
+		{"id":"c4","role":"assistant","content":"北京 烤鸭 is famous; the imprint tram in 東京 too."},
+		{"id":"c5","role":"user","content":"天気 天気 天気"}]`
+	if r := runBin(t, env, msgs, "record", "--session", "cjk"); r.code != 0 {
+		t.Fatalf("record: exit %d: %s", r.code, r.stderr)
+	}
+	ep := `{"session_id":"cjk-trip","turns":[
+ {"role":"user","content":"東京の天気を調べて、蜂蜜を買った店も探して","ts":"2026-05-01T10:00:00Z"},
+ {"role":"assistant","content":"東京の天気は晴れ。北京 烤鸭の店もあります。","ts":"2026-05-01T10:00:03Z"},
+ {"role":"user","content":"天気は明日も晴れ？","ts":"2026-05-01T10:01:00Z"},
+ {"role":"assistant","content":"明日の東京の天気も晴れです。","ts":"2026-05-01T10:01:03Z"}]}`
+	if r := runBin(t, env, ep, "capture"); r.code != 0 {
+		t.Fatalf("capture: exit %d: %s", r.code, r.stderr)
+	}
+	for _, m := range []string{"東京の天気が好き", "蜂蜜を買った店は駅の近く", "北京 烤鸭 is the user's favourite dish", "天気の話が多い"} {
+		if r := runBin(t, env, "", "remember", m); r.code != 0 {
+			t.Fatalf("remember: exit %d: %s", r.code, r.stderr)
+		}
+	}
+}
 
 func outputs(t *testing.T, env map[string]string) map[string]string {
 	t.Helper()
@@ -65,33 +108,58 @@ func outputs(t *testing.T, env map[string]string) map[string]string {
 	return out
 }
 
-// searchHits runs each query with --json and returns its hits by query.
-func searchHits(t *testing.T, env map[string]string, limit string) map[string][]imprint.Hit {
+// searchOutputs runs every search of searchRuns with every query and
+// returns what each printed, by its arguments.
+func searchOutputs(t *testing.T, env map[string]string) map[string]string {
 	t.Helper()
-	out := map[string][]imprint.Hit{}
-	for _, q := range searches {
-		r := runBin(t, env, "", "search", "--json", "--limit", limit, q)
-		if r.code != 0 {
-			t.Fatalf("search %q: exit %d: %s", q, r.code, r.stderr)
+	out := map[string]string{}
+	for _, run := range searchRuns {
+		for _, q := range searches {
+			args := append(slices.Clone(run), q)
+			r := runBin(t, env, "", args...)
+			if r.code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+			}
+			out[strings.Join(args, " ")] = r.stdout
 		}
-		out[q] = jsonLines[imprint.Hit](t, r)
 	}
 	return out
 }
 
-// overlap is how many of the hits a are among the hits b.
-func overlap(a, b []imprint.Hit) int {
-	in := map[string]bool{}
-	for _, h := range b {
-		in[string(h.Kind)+" "+h.ID] = true
-	}
-	n := 0
-	for _, h := range a {
-		if in[string(h.Kind)+" "+h.ID] {
-			n++
+// keywordAgreement logs, for each query of searches and each kind, how
+// many of the first depth keyword hits of the two stores are the same
+// record at the same place, and returns the places that differ.
+func keywordAgreement(t *testing.T, a, b imprint.Store, depth int) int {
+	t.Helper()
+	scope := imprint.Scope{Tenant: "default", User: "default", Agent: "default"}
+	differ := 0
+	for _, q := range searches {
+		var line []string
+		for _, k := range []imprint.Kind{imprint.KindMemory, imprint.KindTrace, imprint.KindMessage} {
+			tq := imprint.TextQuery{Scope: scope, Kind: k, Text: q, Limit: depth}
+			ha, err := a.SearchText(t.Context(), tq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hb, err := b.SearchText(t.Context(), tq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := samePlaces(ha, hb)[k]
+			differ += max(len(ha), len(hb)) - same
+			// The scores are the same doubles where FTS5's inputs are
+			// (postgres/bm25.go); count those that are not.
+			scores := 0
+			for i := range min(len(ha), len(hb)) {
+				if ha[i].Score != hb[i].Score {
+					scores++
+				}
+			}
+			line = append(line, fmt.Sprintf("%s %d/%d (%d scores differ)", k, same, max(len(ha), len(hb)), scores))
 		}
+		t.Logf("keyword search %q, same place of %d: %s", q, depth, strings.Join(line, ", "))
 	}
-	return n
+	return differ
 }
 
 // samePlaces counts, by kind, the places where a and b hold the same hit.
@@ -103,17 +171,6 @@ func samePlaces(a, b []imprint.Hit) map[imprint.Kind]int {
 		}
 	}
 	return n
-}
-
-// firstMemories is the ids of the first n memory hits.
-func firstMemories(hs []imprint.Hit, n int) []string {
-	var out []string
-	for _, h := range hs {
-		if h.Kind == imprint.KindMemory && len(out) < n {
-			out = append(out, h.ID)
-		}
-	}
-	return out
 }
 
 // storeDump reads every record of a store with its Dumper (ids, texts,
@@ -241,8 +298,9 @@ func TestMigrateToPostgres(t *testing.T) {
 	t.Parallel()
 	dir := migrateSource(t)
 	local := map[string]string{"IMPRINT_DATA_DIR": dir}
+	cjkRecords(t, local)
 	before := outputs(t, local)
-	beforeHits := searchHits(t, local, "10")
+	beforeSearch := searchOutputs(t, local)
 
 	dry := runBin(t, local, "", "migrate", "--to", url, "--dry-run", "--json")
 	var dst curate.MigrateStats
@@ -262,35 +320,15 @@ func TestMigrateToPostgres(t *testing.T) {
 	if d := cmp.Diff(storeDump(t, src), storeDump(t, cp)); d != "" {
 		t.Errorf("records differ after the migration (-sqlite +postgres):\n%s", d)
 	}
-	// Search: every hit found on PostgreSQL is a record of the source with
-	// the same text, session, episode and sources. (The order of hits
-	// differs where the backends' keyword rankings do: see
-	// docs/postgres.md.)
-	known := map[string]imprint.Hit{}
-	for _, hs := range searchHits(t, local, "2000") {
-		for _, h := range hs {
-			h.Score = 0
-			known[string(h.Kind)+" "+h.ID] = h
-		}
+	// Search prints the same, byte for byte: the same hits in the same
+	// order (and so the same fused scores) of every kind.
+	if d := keywordAgreement(t, src.(imprint.Store), cp.(imprint.Store), 30); d != 0 {
+		t.Errorf("%d keyword hits of the stores are not the same record at the same place", d)
 	}
-	for q, hs := range searchHits(t, pg, "10") {
-		t.Logf("search %q: top-10 overlap %d/%d; same position: %v", q, overlap(hs, beforeHits[q]), len(hs), samePlaces(hs, beforeHits[q]))
-		// Both stores rank memories by BM25 (PostgreSQL's an estimate of
-		// it): the top hit and the first three memory hits are the same,
-		// in order. Traces and messages are ranked on more columns and
-		// context, where the estimate parts more often: see docs/postgres.md.
-		if m, w := firstMemories(hs, 3), firstMemories(beforeHits[q], 3); len(hs) == 0 || len(beforeHits[q]) == 0 ||
-			hs[0].ID != beforeHits[q][0].ID || !slices.Equal(m, w) {
-			t.Errorf("search %q: top hit or first memories differ: postgres %v, sqlite %v", q, m, w)
-		}
-		if len(hs) != len(beforeHits[q]) {
-			t.Errorf("search %q: %d hits on postgres, %d on sqlite", q, len(hs), len(beforeHits[q]))
-		}
-		for _, h := range hs {
-			h.Score = 0
-			if d := cmp.Diff(known[string(h.Kind)+" "+h.ID], h, cmpopts.EquateEmpty()); d != "" {
-				t.Errorf("search %q: hit differs from the source's record (-sqlite +postgres):\n%s", q, d)
-			}
+	afterSearch := searchOutputs(t, pg)
+	for _, k := range slices.Sorted(maps.Keys(beforeSearch)) {
+		if d := cmp.Diff(beforeSearch[k], afterSearch[k]); d != "" {
+			t.Errorf("%s prints differently after the migration (-sqlite +postgres):\n%s", k, d)
 		}
 	}
 

@@ -176,7 +176,14 @@ type llmCall struct {
 	gen         int      // kills before the call started
 	finished    bool
 	interrupted bool // in flight when the process was killed
+	// start and end are when the request arrived and when its reply
+	// left (the benchmarks' timeline).
+	start, end time.Time
+	// turn is the first turn id (s<session>-e<episode>) the prompt names.
+	turn string
 }
+
+var turnIDRe = regexp.MustCompile(`s\d+-e\d+`)
 
 var windowIDRe = regexp.MustCompile(`(?m)^\[([^\]]+)\] \[(user|assistant)\] \[`)
 
@@ -199,7 +206,7 @@ func newCrashLLM(t testing.TB, extractDelay, captureDelay time.Duration) *crashL
 // decided.
 func (f *crashLLM) wrap(op string, fn func(llmtest.Request) llmtest.Reply) func(llmtest.Request) llmtest.Reply {
 	return func(req llmtest.Request) llmtest.Reply {
-		c := &llmCall{op: op}
+		c := &llmCall{op: op, start: time.Now(), turn: turnIDRe.FindString(req.User)}
 		if op == "extract.l1.v1" {
 			c.ids = newWindowIDs(req.User)
 		}
@@ -210,7 +217,7 @@ func (f *crashLLM) wrap(op string, fn func(llmtest.Request) llmtest.Reply) func(
 		time.Sleep(f.delay[op])
 		reply := fn(req)
 		f.mu.Lock()
-		c.finished = true
+		c.finished, c.end = true, time.Now()
 		f.mu.Unlock()
 		return reply
 	}
@@ -383,6 +390,25 @@ type workloadClient struct {
 	// while it is above zero lands during a store transaction or just
 	// around one.
 	writing atomic.Int64
+	// requests, when set, logs every request (the benchmarks' timeline).
+	requests *requestLog
+}
+
+// requestLog records when requests were sent and answered.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []loggedRequest
+}
+
+type loggedRequest struct {
+	path       string
+	start, end time.Time
+}
+
+func (l *requestLog) add(path string, start time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, loggedRequest{path: path, start: start, end: time.Now()})
 }
 
 func (c *workloadClient) setBase(u string) { c.base.Store(&u) }
@@ -418,6 +444,9 @@ func (c *workloadClient) once(ctx context.Context, method, path string, body []b
 	if method == http.MethodPost {
 		c.writing.Add(1)
 		defer c.writing.Add(-1)
+	}
+	if c.requests != nil {
+		defer c.requests.add(path, time.Now())
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

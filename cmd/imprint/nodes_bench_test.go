@@ -23,6 +23,7 @@ func BenchmarkNodesLLMBound(b *testing.B) {
 		b.Skip(pgtest.EnvURL + " is not set (scripts/postgres.sh start prints a URL)")
 	}
 	bin := buildImprint(b)
+	pgPID := postmasterPID(context.Background(), os.Getenv(pgtest.EnvURL))
 	const sessions, episodes = 24, 3
 	for _, n := range []int{1, 2, 3} {
 		b.Run(fmt.Sprintf("%d-nodes", n), func(b *testing.B) {
@@ -47,8 +48,12 @@ func BenchmarkNodesLLMBound(b *testing.B) {
 					procs[i] = p
 					clients[i] = &workloadClient{http: &http.Client{Timeout: 30 * time.Second}}
 					clients[i].setBase(p.URL)
+					if os.Getenv(envTimeline) != "" {
+						clients[i].requests = &requestLog{}
+					}
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				cpu0 := readCPU(procs, pgPID)
 				b.StartTimer()
 				start := time.Now()
 				var wg sync.WaitGroup
@@ -61,6 +66,7 @@ func BenchmarkNodesLLMBound(b *testing.B) {
 					}()
 				}
 				wg.Wait()
+				posted := time.Now()
 				close(errc)
 				for err := range errc {
 					if err != nil {
@@ -70,8 +76,14 @@ func BenchmarkNodesLLMBound(b *testing.B) {
 				if _, err := waitDrained(ctx, clients[0], 4*time.Minute); err != nil {
 					b.Fatal(err)
 				}
-				spent += time.Since(start)
+				drained := time.Now()
+				spent += drained.Sub(start)
 				b.StopTimer()
+				if dir := os.Getenv(envTimeline); dir != "" {
+					if err := writeTimeline(ctx, dir, storeURL, start, posted, drained, procs, llms, clients, cpu0, readCPU(procs, pgPID), 4); err != nil {
+						b.Fatal(err)
+					}
+				}
 				cancel()
 				for i, p := range procs {
 					p.stop()

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// envTimeline names a directory: when set, BenchmarkNodesLLMBound writes
+// there, per run, a JSON timeline of the workload (every LLM call and
+// every River job of every node, the CPU time of each process) for
+// scripts/nodes-timeline.py to read.
+const envTimeline = "IMPRINT_BENCH_TIMELINE"
+
+// timeline is one run of the LLM-bound workload, times in milliseconds
+// from the first post.
+type timeline struct {
+	Nodes      int            `json:"nodes"`
+	Posted     float64        `json:"posted_ms"`  // every session posted and ended
+	Drained    float64        `json:"drained_ms"` // waitDrained returned
+	Slots      int            `json:"slots_per_node"`
+	Calls      []timelineCall `json:"calls"`
+	Jobs       []timelineJob  `json:"jobs"`
+	ServeCPU   []float64      `json:"serve_cpu_ms"` // user+system of each imprint serve during the run
+	PGCPU      float64        `json:"postgres_cpu_ms"`
+	BenchCPU   float64        `json:"bench_cpu_ms"` // this process: fake LLMs and the clients
+	MachineCPU float64        `json:"machine_cpu_ms"`
+	Load       string         `json:"loadavg"`
+	NodeIDs    map[string]int `json:"node_ids"`
+	Requests   []timelineReq  `json:"requests"`
+}
+
+type timelineReq struct {
+	Node  int     `json:"node"`
+	Path  string  `json:"path"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+type timelineCall struct {
+	Node  int     `json:"node"`
+	Op    string  `json:"op"`
+	Turn  string  `json:"turn"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+type timelineJob struct {
+	ID        int64    `json:"id"`
+	Kind      string   `json:"kind"`
+	Session   string   `json:"session"`
+	Episode   string   `json:"episode,omitempty"`
+	State     string   `json:"state"`
+	Attempt   int      `json:"attempt"`
+	Created   float64  `json:"created"`
+	Attempted *float64 `json:"attempted"`
+	Finalized *float64 `json:"finalized"`
+	By        []string `json:"attempted_by"`
+}
+
+// cpuClock is a reading of the CPU time of the serve processes, of this
+// process and of the machine.
+type cpuClock struct {
+	serve    []float64
+	self     float64
+	machine  float64
+	postgres float64
+}
+
+// postmasterPID returns the pid of the PostgreSQL server at url (0 when
+// unknown: its data directory is not readable here).
+func postmasterPID(ctx context.Context, url string) int {
+	conn, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close()
+	var dir string
+	if conn.QueryRow(ctx, `SHOW data_directory`).Scan(&dir) != nil {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	return pid
+}
+
+// treeCPU returns the CPU milliseconds of process pid, of its children
+// that ended (reaped) and of its live children.
+func treeCPU(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	total := 0.0
+	if f := statFields(pid); f != nil {
+		for _, i := range []int{11, 12, 13, 14} {
+			v, _ := strconv.ParseFloat(f[i], 64)
+			total += v * 10
+		}
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f := statFields(child); f != nil && f[1] == strconv.Itoa(pid) {
+			total += procCPU(child)
+		}
+	}
+	return total
+}
+
+// statFields returns the fields of /proc/pid/stat after the command name
+// (state first), nil when the process is gone.
+func statFields(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+}
+
+func readCPU(procs []*serveProc, pgPID int) cpuClock {
+	c := cpuClock{postgres: treeCPU(pgPID)}
+	for _, p := range procs {
+		c.serve = append(c.serve, procCPU(p.cmd.Process.Pid))
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		c.self = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+	}
+	if b, err := os.ReadFile("/proc/stat"); err == nil {
+		f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+		// cpu user nice system idle iowait irq softirq steal
+		for i, v := range f[1:] {
+			if i == 3 || i == 4 || i >= 8 {
+				continue
+			}
+			n, _ := strconv.ParseFloat(v, 64)
+			c.machine += n * 10 // USER_HZ 100
+		}
+	}
+	return c
+}
+
+// procCPU returns the user+system milliseconds of process pid.
+func procCPU(pid int) float64 {
+	f := statFields(pid)
+	if f == nil {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) * 10
+}
+
+// writeTimeline collects the run's timeline into dir.
+func writeTimeline(ctx context.Context, dir, storeURL string, start, posted, drained time.Time, procs []*serveProc, llms []*crashLLM, clients []*workloadClient, before, after cpuClock, slots int) error {
+	ms := func(t time.Time) float64 { return float64(t.Sub(start).Microseconds()) / 1000 }
+	tl := timeline{Nodes: len(procs), Posted: ms(posted), Drained: ms(drained), Slots: slots, NodeIDs: map[string]int{}}
+	for i, f := range llms {
+		f.mu.Lock()
+		for _, c := range f.calls {
+			tl.Calls = append(tl.Calls, timelineCall{Node: i, Op: c.op, Turn: c.turn, Start: ms(c.start), End: ms(c.end)})
+		}
+		f.mu.Unlock()
+		tl.ServeCPU = append(tl.ServeCPU, after.serve[i]-before.serve[i])
+		if l := clients[i].requests; l != nil {
+			l.mu.Lock()
+			for _, r := range l.reqs {
+				tl.Requests = append(tl.Requests, timelineReq{Node: i, Path: r.path, Start: ms(r.start), End: ms(r.end)})
+			}
+			l.mu.Unlock()
+		}
+		tl.NodeIDs[strconv.Itoa(procs[i].cmd.Process.Pid)] = i
+	}
+	tl.BenchCPU, tl.MachineCPU = after.self-before.self, after.machine-before.machine
+	tl.PGCPU = after.postgres - before.postgres
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		tl.Load = strings.TrimSpace(string(b))
+	}
+	conn, err := pgxpool.New(ctx, storeURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rows, err := conn.Query(ctx, `SELECT id, kind, coalesce(args->>'session_id',''), coalesce(args->>'episode_id',''), state::text, attempt,
+		created_at, attempted_at, finalized_at, coalesce(attempted_by, '{}') FROM river_job ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var j timelineJob
+		var created time.Time
+		var attempted, finalized *time.Time
+		if err := rows.Scan(&j.ID, &j.Kind, &j.Session, &j.Episode, &j.State, &j.Attempt, &created, &attempted, &finalized, &j.By); err != nil {
+			return err
+		}
+		j.Created = ms(created)
+		if attempted != nil {
+			v := ms(*attempted)
+			j.Attempted = &v
+		}
+		if finalized != nil {
+			v := ms(*finalized)
+			j.Finalized = &v
+		}
+		tl.Jobs = append(tl.Jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(tl, "", " ")
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(dir, fmt.Sprintf("nodes%d-%d.json", len(procs), time.Now().UnixNano()))
+	return os.WriteFile(name, b, 0o644)
+}

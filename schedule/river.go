@@ -233,7 +233,8 @@ func (e *River[TTx]) Handle(kind imprint.JobKind, h Handler) {
 
 // OnEvent adds fn to the listeners told of every job outcome, as
 // Scheduler.OnEvent. They are called on the worker's goroutine right
-// after the handler returns, before River records the outcome.
+// after the handler returns: a completed job is recorded completed by
+// then; other outcomes River records after them.
 func (e *River[TTx]) OnEvent(fn func(name string, j imprint.Job, err error)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -414,7 +415,7 @@ func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (impri
 	if err != nil {
 		return j, false, err
 	}
-	opts := &river.InsertOpts{MaxAttempts: j.MaxAttempts}
+	opts := &river.InsertOpts{MaxAttempts: j.MaxAttempts, Priority: jobPriority(j.Kind)}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = e.cfg.MaxAttempts
 	}
@@ -447,6 +448,19 @@ func (e *River[TTx]) InsertTx(ctx context.Context, tx TTx, j imprint.Job) (impri
 		e.setHolder(holderKey, out.ID)
 	}
 	return out, !res.UniqueSkippedAsDuplicate, nil
+}
+
+// jobPriority is the River priority (1 runs first) of a job of kind k.
+// An extraction is a chain of LLM calls made one after another (each
+// window an extraction call, then a dedup call), one job per session; a
+// capture, one episode's scoring. Taking the long chains first (longest
+// first) keeps one from being left to run alone at the end of a burst,
+// with the other workers idle, while short captures fill the gaps.
+func jobPriority(k imprint.JobKind) int {
+	if k == imprint.JobExtract {
+		return 1
+	}
+	return 2
 }
 
 // holderOf returns job id, read in tx, when it is an unfinished job of j's
@@ -640,6 +654,7 @@ func (e *River[TTx]) work(ctx context.Context, row *rivertype.JobRow) error {
 	switch {
 	case err == nil:
 		j.State = imprint.JobCompleted
+		e.complete(ctx, row)
 		emitTo(e.log, ls, EventDone, j, nil)
 		return nil
 	case ctx.Err() != nil && e.stopping.Load():
@@ -665,6 +680,25 @@ func (e *River[TTx]) work(ctx context.Context, row *rivertype.JobRow) error {
 	log.Warn("job failed; will retry", "error", err)
 	emitTo(e.log, ls, EventRetry, j, err)
 	return err
+}
+
+// complete records job row completed now. River's completer records
+// completions in batches, up to 250 ms after the handler returned; until
+// then the job would still count as running (JobStats, a drain waiting on
+// it) and hold its unique key, so an extraction enqueued meanwhile for
+// the session would join a job that has ended instead of queueing one.
+// The completer's own update afterwards changes nothing (it only updates a
+// running job). A failure is only logged: the completer still records it.
+func (e *River[TTx]) complete(ctx context.Context, row *rivertype.JobRow) {
+	c := riverdriver.JobSetStateCompleted(row.ID, time.Now(), nil)
+	_, err := e.driver.GetExecutor().JobSetStateIfRunningMany(ctx, &riverdriver.JobSetStateIfRunningManyParams{
+		ID: []int64{c.ID}, Attempt: []*int{c.Attempt}, ErrData: [][]byte{c.ErrData}, FinalizedAt: []*time.Time{c.FinalizedAt},
+		MetadataDoMerge: []bool{false}, MetadataUpdates: [][]byte{[]byte("{}")}, ScheduledAt: []*time.Time{c.ScheduledAt},
+		State: []rivertype.JobState{c.State}, Schema: e.client.Schema(),
+	})
+	if err != nil && ctx.Err() == nil {
+		e.log.Warn("job completion not recorded at once; river records it later", "job_id", row.ID, "error", err)
+	}
 }
 
 // riverRetry is River's retry policy: the Scheduler's backoff.

@@ -77,6 +77,8 @@ func Run[TTx any](t *testing.T, b Backend[TTx]) {
 		{"LiveNodeKeepsLongJob", testLiveNodeKeepsLongJob[TTx]},
 		{"OneExtractionPerSession", testOneExtractionPerSession[TTx]},
 		{"UniqueKeyAfterRollback", testUniqueKeyAfterRollback[TTx]},
+		{"DoneWhenHandlerReturns", testDoneWhenHandlerReturns[TTx]},
+		{"ExtractionsFirst", testExtractionsFirst[TTx]},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -602,5 +604,106 @@ func testUniqueKeyAfterRollback[TTx any](t *testing.T, b Backend[TTx]) {
 	}
 	if st := jobStats(t, db); st.Available != 2 {
 		t.Errorf("stats = %+v, want 2 available (the embed and one extract job)", st)
+	}
+}
+
+// testDoneWhenHandlerReturns checks that a job is recorded completed as
+// soon as its handler returns: a drain waiting on the job stats sees it
+// done, and the session's next extraction, enqueued right then (as for
+// messages that arrived while the job ran), is a new job rather than the
+// ended one. The listeners run after the handler and before River's own
+// completer records the outcome.
+func testDoneWhenHandlerReturns[TTx any](t *testing.T, b Backend[TTx]) {
+	db, e := b.openNew(t, fastConfig())
+	ctx := t.Context()
+	e.Handle(imprint.JobExtract, func(context.Context, imprint.Job) error { return nil })
+	type seen struct {
+		stats imprint.JobStats
+		done  []imprint.Job
+		next  imprint.Job
+		err   error
+	}
+	seenc := make(chan seen, 1)
+	e.OnEvent(func(name string, j imprint.Job, _ error) {
+		if name != schedule.EventDone || j.SessionID != "s1" {
+			return
+		}
+		st, err := db.JobStats(ctx, nil)
+		if err != nil {
+			seenc <- seen{err: err}
+			return
+		}
+		done, err := db.ListJobs(ctx, &scope, imprint.JobCompleted, 10)
+		if err != nil {
+			seenc <- seen{err: err}
+			return
+		}
+		next, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1"})
+		seenc <- seen{stats: st, done: done, next: next, err: err}
+	})
+	first, err := e.Enqueue(ctx, imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stop := runRiver(t, e)
+	var got seen
+	select {
+	case got = <-seenc:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the extraction did not finish within 20s")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if got.stats != (imprint.JobStats{}) || len(got.done) != 1 || got.done[0].ID != first.ID {
+		t.Errorf("right after the handler returned: stats %+v, completed jobs %+v; want no job left and job %d completed", got.stats, got.done, first.ID)
+	}
+	if got.next.ID == first.ID || got.next.State != imprint.JobAvailable {
+		t.Errorf("the session's extraction enqueued right after its job ended: job %d (%s), want a new available job (the ended one is %d)",
+			got.next.ID, got.next.State, first.ID)
+	}
+}
+
+// testExtractionsFirst checks that with a backlog an extraction (a chain
+// of LLM calls) runs before captures queued earlier, so that a burst of
+// work does not end on one long chain.
+func testExtractionsFirst[TTx any](t *testing.T, b Backend[TTx]) {
+	cfg := fastConfig()
+	cfg.Workers = 1
+	_, e := b.openNew(t, cfg)
+	ctx := t.Context()
+	var mu sync.Mutex
+	var order []string
+	record := func(_ context.Context, j imprint.Job) error {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, string(j.Kind)+" "+j.EpisodeID+j.SessionID)
+		return nil
+	}
+	e.Handle(imprint.JobCapture, record)
+	e.Handle(imprint.JobExtract, record)
+	for _, j := range []imprint.Job{
+		{Kind: imprint.JobCapture, Scope: scope, EpisodeID: "ep-1"},
+		{Kind: imprint.JobCapture, Scope: scope, EpisodeID: "ep-2"},
+		{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1"},
+	} {
+		if _, err := e.Enqueue(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, stop := runRiver(t, e)
+	for range 3 {
+		waitEvent(t, events, schedule.EventDone)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if d := cmp.Diff([]string{"extract s1", "capture ep-1", "capture ep-2"}, order); d != "" {
+		t.Errorf("order the jobs ran in (-want +got):\n%s", d)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"modernc.org/libc"
+
 	imprint "github.com/imprint-dev/imprint"
 )
 
@@ -129,6 +131,11 @@ func (db *DB) totals(ctx context.Context, kind imprint.Kind, src hitSource) (kin
 	}
 	return t, nil
 }
+
+// ftsLog is the natural logarithm of SQLite's build (musl's, which
+// modernc.org/sqlite runs): Go's math.Log differs from it in the last bit
+// for about one idf in fourteen, and the scores would too.
+func ftsLog(x float64) float64 { return libc.Xlog(nil, x) }
 
 // bm25Consts are FTS5's constants as its C code computes them at run
 // time (k1+1 is a sum of doubles there, not the decimal 2.2).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -109,7 +108,7 @@ func likePattern(term string) string {
 
 // bm25IDF is FTS5's idf of a phrase matching hits of total rows.
 func bm25IDF(total, hits int64) float64 {
-	idf := math.Log((float64(total-hits) + 0.5) / (float64(hits) + 0.5))
+	idf := ftsLog((float64(total-hits) + 0.5) / (float64(hits) + 0.5))
 	if idf <= 0 {
 		idf = 1e-6
 	}
@@ -241,7 +240,7 @@ func (db *DB) estimateRows(ctx context.Context, query string) (int64, error) {
 // the query's scope and filters, best first: the filters are in the
 // statement, so the index never returns another scope's rows to filter.
 //
-// A term's part of a score is below its idf times k1+1 (bm25Part), so
+// A term's part of a score is below its idf times k1+1 (bm25.go), so
 // when a query has rare and common terms (pruneAbove) the records holding
 // a rare one are ranked first, on every term; if the last of the want best
 // scores more than the common terms' idfs together, no record holding only

@@ -17,7 +17,8 @@ import "context"
 // a capability off by answering false.
 //
 // The optional capabilities are BatchAppender (record: group commit),
-// CaptureSaver (capture: many captures in one transaction), TermCounter
+// CaptureSaver (capture: many captures in one transaction), MemoryBatchWriter
+// (extract: a window's memories in one transaction), TermCounter
 // (extract: the keyword recall's term weights), JobEngineHost (schedule:
 // an outside job engine writing in the store's transactions), Browser
 // (the web viewer: counts and episode lists, browse.go), Dumper and
@@ -37,6 +38,35 @@ type CaptureSaver interface {
 	// error saves nothing. ErrInvalid when the lengths differ; ErrConflict
 	// when an episode id belongs to another scope.
 	SaveCaptures(ctx context.Context, eps []Episode, traces [][]Trace) error
+}
+
+// MemoryPut is one write of PutMemories: what PutMemory(Memory, Supersede)
+// writes.
+type MemoryPut struct {
+	Memory    Memory
+	Supersede []string
+}
+
+// MemoryBatchWriter is an optional capability of a MemoryStore: it writes
+// many memories in one transaction (one commit, one wait for the disk).
+// Extraction uses it for the memories of the windows it planned together
+// and falls back to one PutMemory each when the store lacks it or the batch
+// fails.
+type MemoryBatchWriter interface {
+	// SupportsMemoryBatch reports whether PutMemories works on this store.
+	SupportsMemoryBatch() bool
+	// PutMemories does what PutMemory does for each put, in order, in one
+	// transaction: a put sees the ones before it (it may supersede a
+	// memory written earlier in the call), and any error writes nothing.
+	// The errors are PutMemory's, of the first put that fails.
+	PutMemories(ctx context.Context, puts []MemoryPut) error
+}
+
+// AsMemoryBatchWriter returns s as a MemoryBatchWriter when it implements
+// one and supports it.
+func AsMemoryBatchWriter(s any) (MemoryBatchWriter, bool) {
+	w, ok := s.(MemoryBatchWriter)
+	return w, ok && w.SupportsMemoryBatch()
 }
 
 // TermCounter is an optional capability of a Searcher: it counts, cheaply

@@ -151,11 +151,42 @@ func (r *Runner) applySteps(ctx context.Context, b *applyBatch, steps []applySte
 			r.withdraw(b, steps[i:], res)
 			return fmt.Errorf("write memory: %w", err)
 		}
-		res.Decisions.add(s.action)
-		res.Records = append(res.Records, s.m)
-		res.StoredCount++
+		s.stored(res)
 	}
 	return nil
+}
+
+// stored counts a step whose memory is written into res.
+func (s applyStep) stored(res *Result) {
+	res.Decisions.add(s.action)
+	res.Records = append(res.Records, s.m)
+	res.StoredCount++
+}
+
+// putTogether writes the memories of the steps of ws, in order, in one
+// store transaction when the store can (imprint.MemoryBatchWriter) and
+// they are more than one, and reports whether it did; after false nothing
+// of them is written, and each window is applied on its own (applySteps),
+// which deals with conflicts and failures one memory at a time.
+func (r *Runner) putTogether(ctx context.Context, ws []*plannedWindow) bool {
+	bw, ok := imprint.AsMemoryBatchWriter(r.d.Store)
+	if !ok {
+		return false
+	}
+	var puts []imprint.MemoryPut
+	for _, pw := range ws {
+		for _, s := range pw.steps {
+			puts = append(puts, imprint.MemoryPut{Memory: s.m, Supersede: s.m.Supersedes})
+		}
+	}
+	if len(puts) < 2 {
+		return false
+	}
+	if err := bw.PutMemories(ctx, puts); err != nil {
+		r.log().Debug("memories of planned windows written one by one", "error", err)
+		return false
+	}
+	return true
 }
 
 // appendRecords appends lines to the records shards and reports whether

@@ -33,9 +33,11 @@ const (
 // and, in session order, deduplicated as if the windows before it were
 // already stored (their content hashes count as stored); then the
 // records-shard lines of all planned windows are appended with one write
-// and sync per day file, each memory is stored in its own transaction, in
-// order, and each session's cursor moves once, past its last window
-// stored. The memories, decisions and results are those of running the
+// and sync per day file, the memories are stored in order (those of the
+// windows up to the next one run alone in one transaction when the store
+// is an imprint.MemoryBatchWriter, else, or when that transaction fails,
+// each in its own), and each session's cursor moves once, past its last
+// window stored. The memories, decisions and results are those of running the
 // windows one by one; only the log is synced less often and the cursor
 // moved less often, and the log is still written before the store. A
 // batch that stops half-way is redone from the cursor and gives the same
@@ -366,6 +368,10 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 	// cursor moved.
 	var withdrawn []applyStep
 	var held []*plannedWindow
+	// The memories of a run of windows (up to the next window run alone)
+	// are written together when the store can; tried marks the windows of
+	// the runs written so, stored those whose memories it wrote.
+	tried, stored := map[*plannedWindow]bool{}, map[*plannedWindow]bool{}
 	flush := func() error {
 		if len(held) == 0 {
 			return nil
@@ -415,6 +421,24 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			continue
 		}
 		pw.res.Warnings = append(pw.res.Warnings, pw.logWarns...)
+		if !tried[pw] {
+			run := togetherRun(plan[i:], failed)
+			for _, w := range run {
+				tried[w] = true
+			}
+			if r.putTogether(ctx, run) {
+				for _, w := range run {
+					stored[w] = true
+				}
+			}
+		}
+		if stored[pw] {
+			for _, s := range pw.steps {
+				s.stored(&pw.res)
+			}
+			held = append(held, pw)
+			continue
+		}
 		if err := r.applySteps(ctx, pw.b, pw.steps, &pw.res); err != nil {
 			if flush() != nil {
 				return
@@ -449,6 +473,23 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			settled = false
 		}
 	}
+}
+
+// togetherRun returns the windows of ws whose memories can be written
+// together, from the first: up to the next window run alone (whose
+// extraction reads the store as the windows before it left it), leaving
+// out those of sessions in failed.
+func togetherRun(ws []*plannedWindow, failed map[string]bool) []*plannedWindow {
+	var run []*plannedWindow
+	for _, pw := range ws {
+		if pw.single {
+			break
+		}
+		if !failed[pw.sessionID] {
+			run = append(run, pw)
+		}
+	}
+	return run
 }
 
 // planWindows deduplicates and plans the windows in order, each as if the

@@ -324,11 +324,33 @@ func TestReplayKeepsTheLastLineOfAMemoryAndDropsWithdrawn(t *testing.T) {
 // failed session's memory is not stored, so the later session's is, as
 // when the sessions run one after the other, and the log replays to the
 // live set.
+//
+// The same when the batch's memories, written together first (a store
+// with imprint.MemoryBatchWriter), fail together: they are then written
+// one by one.
 func TestFailedSessionInBatchDoesNotSuppressLaterDuplicate(t *testing.T) {
 	t.Parallel()
+	for _, batched := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batched=%v", batched), func(t *testing.T) {
+			t.Parallel()
+			testFailedSessionInBatch(t, batched)
+		})
+	}
+}
+
+func testFailedSessionInBatch(t *testing.T, batched bool) {
 	e := newTestEnv(t, DefaultConfig(), withoutLLM(), withEmbedder())
 	fs := &faultyStore{Store: e.store, failPutAt: 1}
 	e.deps.Store = fs
+	if batched {
+		bs := &batchFaultyStore{faultyStore: fs}
+		e.deps.Store = bs
+		defer func() {
+			if n := bs.batches.Load(); n == 0 {
+				t.Error("the memories were never written together")
+			}
+		}()
+	}
 	e.runner = NewRunner(e.deps, e.cfg)
 	e.record("s1", e.baseDay, "My name is Alice.")
 	e.record("s2", e.baseDay.Add(time.Hour), "I have two kids.", "My name is Alice.")

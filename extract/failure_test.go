@@ -31,6 +31,28 @@ func (s *faultyStore) PutMemory(ctx context.Context, m imprint.Memory, supersede
 	return s.Store.PutMemory(ctx, m, supersede)
 }
 
+// batchFaultyStore is a faultyStore that writes memories together too
+// (imprint.MemoryBatchWriter, through the real store) and fails its first
+// PutMemories call, writing nothing, as a store whose batch transaction
+// failed: extraction then writes the memories one by one.
+type batchFaultyStore struct {
+	*faultyStore
+	batches atomic.Int32
+}
+
+func (s *batchFaultyStore) SupportsMemoryBatch() bool { return true }
+
+func (s *batchFaultyStore) PutMemories(ctx context.Context, puts []imprint.MemoryPut) error {
+	if s.batches.Add(1) == 1 {
+		return fmt.Errorf("disk full: %w", imprint.ErrUnavailable)
+	}
+	bw, ok := imprint.AsMemoryBatchWriter(s.Store)
+	if !ok {
+		return fmt.Errorf("test store %T writes no batches", s.Store)
+	}
+	return bw.PutMemories(ctx, puts)
+}
+
 func (s *faultyStore) AdvanceCursor(ctx context.Context, scope imprint.Scope, sessionID string, toSeq int64, scene string, at time.Time) error {
 	if s.failCursor.Load() {
 		return fmt.Errorf("database is locked: %w", imprint.ErrUnavailable)

@@ -105,10 +105,75 @@ const (
 // another scope or a target is already superseded or not in scope;
 // ErrInvalid for a missing scope, id, content or type.
 func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
-	m, err := imprint.MemoryToPut(m, supersede, imprint.Now())
-	if err != nil {
+	return db.PutMemories(ctx, []imprint.MemoryPut{{Memory: m, Supersede: supersede}})
+}
+
+var _ imprint.MemoryBatchWriter = (*DB)(nil)
+
+// SupportsMemoryBatch implements imprint.MemoryBatchWriter: always true.
+func (db *DB) SupportsMemoryBatch() bool { return true }
+
+// PutMemories implements imprint.MemoryBatchWriter: each put as PutMemory
+// writes it, in order, in one transaction (one commit); any error writes
+// nothing. The statements of all puts go to the server in one round trip;
+// when one of them finds its id stored already (a rewrite, whose update
+// must come before the later statements), the transaction is done again a
+// statement at a time.
+func (db *DB) PutMemories(ctx context.Context, puts []imprint.MemoryPut) error {
+	ws, err := db.memoryWrites(ctx, puts)
+	if err != nil || len(ws) == 0 {
 		return err
 	}
+	if len(ws) == 1 && len(ws[0].supersede) == 0 {
+		// A new id superseding nothing is one statement, its own
+		// transaction; an existing id goes on to the update below.
+		var rid int64
+		err := db.pool.QueryRow(ctx, memoryInsertSQL, ws[0].vals...).Scan(&rid)
+		if err == nil {
+			db.noteMemoryVectors(ctx, ws)
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return dbErr("put memory", err)
+		}
+	} else {
+		err := db.tx(ctx, func(tx pgx.Tx) error { return putMemoriesBatch(ctx, tx, ws) })
+		if err == nil {
+			db.noteMemoryVectors(ctx, ws)
+			return nil
+		}
+		if !errors.Is(err, errMemoryExists) {
+			return dbErr("put memory", err)
+		}
+	}
+	err = db.tx(ctx, func(tx pgx.Tx) error {
+		for i := range ws {
+			if err := putMemoryTx(ctx, tx, &ws[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		db.noteMemoryVectors(ctx, ws)
+	}
+	return dbErr("put memory", err)
+}
+
+// memoryWrite is a memory made ready to write: checked, with the
+// arguments of memoryInsertSQL (and memoryUpdateSQL).
+type memoryWrite struct {
+	m         imprint.Memory
+	supersede []string
+	vals      []any
+}
+
+// memoryWrites checks and encodes puts, with the tsvectors of all of them
+// made together.
+func (db *DB) memoryWrites(ctx context.Context, puts []imprint.MemoryPut) ([]memoryWrite, error) {
+	ws := make([]memoryWrite, len(puts))
+	words := make([]string, len(puts))
+	cjks := make([]string, len(puts))
 	enc := func(v any, empty string) (string, error) {
 		s, err := jsonText(v)
 		if s == "null" {
@@ -116,68 +181,114 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		}
 		return s, err
 	}
-	src, err1 := enc(m.SourceMessageIDs, "[]")
-	meta, err2 := enc(m.Metadata, "{}")
-	stamps, err3 := enc(m.Timestamps, "[]")
-	sups, err4 := enc(m.Supersedes, "[]")
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return fmt.Errorf("put memory: %w", err)
-	}
-	words, cjk := keyword.IndexTexts(m.Content)
-	var forgotten any
-	if m.ForgottenAt != nil {
-		forgotten = tsArg(*m.ForgottenAt)
-	}
-	tsv, err := db.tsvectors(ctx, db.pool, words)
-	if err != nil {
-		return dbErr("put memory", err)
-	}
-	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
-		string(m.Type), m.Priority, m.SceneName, src, meta, stamps, m.CreatedAt.Time, m.UpdatedAt.Time, m.Version,
-		m.SupersededBy, sups, m.Extractor, m.ContentHash, vecArg(m.Vec), m.Embedder, len(m.Vec), tsv[0], cjk, m.ID, forgotten, keyword.TokenCount(words)}
-	if len(supersede) == 0 {
-		// A new id superseding nothing is one statement, its own
-		// transaction; an existing id goes on to the update below.
-		var rid int64
-		err := db.pool.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)
-		if err == nil {
-			if len(m.Vec) > 0 {
-				db.noteVectors(ctx, "memories", m.Embedder, len(m.Vec), "vec")
-			}
-			return nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return dbErr("put memory", err)
-		}
-	}
-	err = db.tx(ctx, func(tx pgx.Tx) error {
-		var rid int64
-		err := tx.QueryRow(ctx, memoryInsertSQL, vals...).Scan(&rid)
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = tx.QueryRow(ctx, memoryUpdateSQL, vals...).Scan(&rid)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return imprint.Conflictf("memory %q belongs to another scope", m.ID)
-			}
-		}
+	for i, p := range puts {
+		m, err := imprint.MemoryToPut(p.Memory, p.Supersede, imprint.Now())
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, id := range supersede {
-			var trid int64
-			err := tx.QueryRow(ctx, memorySupersedeSQL, m.ID, id, m.Scope.Tenant, m.Scope.User, m.Scope.Agent).Scan(&trid)
+		src, err1 := enc(m.SourceMessageIDs, "[]")
+		meta, err2 := enc(m.Metadata, "{}")
+		stamps, err3 := enc(m.Timestamps, "[]")
+		sups, err4 := enc(m.Supersedes, "[]")
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return nil, fmt.Errorf("put memory: %w", err)
+		}
+		words[i], cjks[i] = keyword.IndexTexts(m.Content)
+		var forgotten any
+		if m.ForgottenAt != nil {
+			forgotten = tsArg(*m.ForgottenAt)
+		}
+		ws[i] = memoryWrite{m: m, supersede: p.Supersede, vals: []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent,
+			m.Workspace, m.SessionID, m.Content, string(m.Type), m.Priority, m.SceneName, src, meta, stamps,
+			m.CreatedAt.Time, m.UpdatedAt.Time, m.Version, m.SupersededBy, sups, m.Extractor, m.ContentHash,
+			vecArg(m.Vec), m.Embedder, len(m.Vec), nil, cjks[i], m.ID, forgotten, keyword.TokenCount(words[i])}}
+	}
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	tsv, err := db.tsvectors(ctx, db.pool, words...)
+	if err != nil {
+		return nil, dbErr("put memory", err)
+	}
+	for i := range ws {
+		ws[i].vals[22] = tsv[i]
+	}
+	return ws, nil
+}
+
+// errMemoryExists stops putMemoriesBatch at an id stored already.
+var errMemoryExists = errors.New("memory id stored already")
+
+// putMemoriesBatch sends the inserts and supersedes of ws in one batch and
+// reads their results in order. errMemoryExists when an insert finds its
+// id stored (the statements after it ran against a row not yet rewritten;
+// the caller rolls back and goes a statement at a time).
+func putMemoriesBatch(ctx context.Context, tx pgx.Tx, ws []memoryWrite) error {
+	b := &pgx.Batch{}
+	for _, w := range ws {
+		b.Queue(memoryInsertSQL, w.vals...)
+		for _, id := range w.supersede {
+			b.Queue(memorySupersedeSQL, w.m.ID, id, w.m.Scope.Tenant, w.m.Scope.User, w.m.Scope.Agent)
+		}
+	}
+	br := tx.SendBatch(ctx, b)
+	err := func() error {
+		for _, w := range ws {
+			var rid int64
+			err := br.QueryRow().Scan(&rid)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return imprint.Conflictf("memory %q is already superseded or not in scope", id)
+				return errMemoryExists
 			}
 			if err != nil {
 				return err
 			}
+			for _, id := range w.supersede {
+				if err := br.QueryRow().Scan(&rid); errors.Is(err, pgx.ErrNoRows) {
+					return imprint.Conflictf("memory %q is already superseded or not in scope", id)
+				} else if err != nil {
+					return err
+				}
+			}
 		}
 		return nil
-	})
-	if err == nil && len(m.Vec) > 0 {
-		db.noteVectors(ctx, "memories", m.Embedder, len(m.Vec), "vec")
+	}()
+	return errors.Join(err, br.Close())
+}
+
+// putMemoryTx writes w in tx a statement at a time: insert, or rewrite an
+// id of the same scope, then supersede the targets.
+func putMemoryTx(ctx context.Context, tx pgx.Tx, w *memoryWrite) error {
+	var rid int64
+	err := tx.QueryRow(ctx, memoryInsertSQL, w.vals...).Scan(&rid)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = tx.QueryRow(ctx, memoryUpdateSQL, w.vals...).Scan(&rid)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return imprint.Conflictf("memory %q belongs to another scope", w.m.ID)
+		}
 	}
-	return dbErr("put memory", err)
+	if err != nil {
+		return err
+	}
+	for _, id := range w.supersede {
+		var trid int64
+		err := tx.QueryRow(ctx, memorySupersedeSQL, w.m.ID, id, w.m.Scope.Tenant, w.m.Scope.User, w.m.Scope.Agent).Scan(&trid)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return imprint.Conflictf("memory %q is already superseded or not in scope", id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteMemoryVectors tells the vector index about the vectors of ws.
+func (db *DB) noteMemoryVectors(ctx context.Context, ws []memoryWrite) {
+	for _, w := range ws {
+		if len(w.m.Vec) > 0 {
+			db.noteVectors(ctx, "memories", w.m.Embedder, len(w.m.Vec), "vec")
+		}
+	}
 }
 
 // GetMemory returns the memory (live or superseded), or ErrNotFound when it

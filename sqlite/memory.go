@@ -92,9 +92,62 @@ var (
 // scope or a target is already superseded or not in scope; ErrInvalid for a
 // missing scope, id, content or type.
 func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []string) error {
+	return db.PutMemories(ctx, []imprint.MemoryPut{{Memory: m, Supersede: supersede}})
+}
+
+var _ imprint.MemoryBatchWriter = (*DB)(nil)
+
+// SupportsMemoryBatch implements imprint.MemoryBatchWriter: always true.
+func (db *DB) SupportsMemoryBatch() bool { return true }
+
+// PutMemories implements imprint.MemoryBatchWriter: each put as PutMemory
+// writes it, in order, in one transaction; any error writes nothing.
+func (db *DB) PutMemories(ctx context.Context, puts []imprint.MemoryPut) error {
+	ws := make([]memoryWrite, len(puts))
+	for i, p := range puts {
+		w, err := newMemoryWrite(p.Memory, p.Supersede)
+		if err != nil {
+			return err
+		}
+		ws[i] = w
+	}
+	if len(ws) == 0 {
+		return nil
+	}
+	err := db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
+		fts := rawFTSWriter(tx, "memory")
+		afters := make([]func(), 0, len(ws))
+		for i := range ws {
+			after, err := db.putMemoryTx(tx, fts, &ws[i])
+			if err != nil {
+				return nil, err
+			}
+			afters = append(afters, after)
+		}
+		return func() {
+			for _, f := range afters {
+				f()
+			}
+		}, nil
+	})
+	return dbErr("put memory", err)
+}
+
+// memoryWrite is a memory made ready to write: checked, with its JSON
+// columns encoded.
+type memoryWrite struct {
+	m                       imprint.Memory
+	supersede               []string
+	src, meta, stamps, sups string
+	supBy, forgotten        any
+	live                    bool
+}
+
+// newMemoryWrite checks m (imprint.MemoryToPut) and encodes its columns.
+func newMemoryWrite(m imprint.Memory, supersede []string) (memoryWrite, error) {
 	m, err := imprint.MemoryToPut(m, supersede, imprint.Now())
 	if err != nil {
-		return err
+		return memoryWrite{}, err
 	}
 	enc := func(v any, empty string) (string, error) {
 		s, err := jsonText(v)
@@ -103,77 +156,77 @@ func (db *DB) PutMemory(ctx context.Context, m imprint.Memory, supersede []strin
 		}
 		return s, err
 	}
-	src, err1 := enc(m.SourceMessageIDs, "[]")
-	meta, err2 := enc(m.Metadata, "{}")
-	stamps, err3 := enc(m.Timestamps, "[]")
-	sups, err4 := enc(m.Supersedes, "[]")
+	w := memoryWrite{m: m, supersede: supersede}
+	var err1, err2, err3, err4 error
+	w.src, err1 = enc(m.SourceMessageIDs, "[]")
+	w.meta, err2 = enc(m.Metadata, "{}")
+	w.stamps, err3 = enc(m.Timestamps, "[]")
+	w.sups, err4 = enc(m.Supersedes, "[]")
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return fmt.Errorf("put memory: %w", err)
+		return w, fmt.Errorf("put memory: %w", err)
 	}
-	var supBy any
 	if m.SupersededBy != nil {
-		supBy = *m.SupersededBy
+		w.supBy = *m.SupersededBy
 	}
-	var forgotten any
 	if m.ForgottenAt != nil && !m.ForgottenAt.IsZero() {
-		forgotten = ts(*m.ForgottenAt)
+		w.forgotten = ts(*m.ForgottenAt)
 	}
-	live := m.SupersededBy == nil && forgotten == nil
-	var rid int64
-	var targets []int64
-	err = db.rawWriteTx(ctx, func(tx *rawTx) (func(), error) {
-		targets = targets[:0]
-		fts := rawFTSWriter(tx, "memory")
-		vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
-			string(m.Type), m.Priority, m.SceneName, src, meta, stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
-			supBy, sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID, forgotten}
-		// A new id is one statement; an existing one is rewritten in place
-		// when it belongs to the same scope.
-		var ok bool
-		var err error
-		rid, ok, err = tx.queryInt64(memoryInsertSQL, vals...)
+	w.live = m.SupersededBy == nil && w.forgotten == nil
+	return w, nil
+}
+
+// putMemoryTx writes w in tx (row, keyword index through fts, superseded
+// targets) and returns what to do to the vector index once committed.
+func (db *DB) putMemoryTx(tx *rawTx, fts *ftsWriter, w *memoryWrite) (func(), error) {
+	m := w.m
+	vals := []any{m.Scope.Tenant, m.Scope.User, m.Scope.Agent, m.Workspace, m.SessionID, m.Content,
+		string(m.Type), m.Priority, m.SceneName, w.src, w.meta, w.stamps, ts(m.CreatedAt), ts(m.UpdatedAt), m.Version,
+		w.supBy, w.sups, m.Extractor, m.ContentHash, blobOrNil(m.Vec), m.Embedder, len(m.Vec), m.ID, w.forgotten}
+	// A new id is one statement; an existing one is rewritten in place
+	// when it belongs to the same scope.
+	rid, ok, err := tx.queryInt64(memoryInsertSQL, vals...)
+	if err == nil && !ok {
+		rid, ok, err = tx.queryInt64(memoryUpdateSQL, vals...)
 		if err == nil && !ok {
-			rid, ok, err = tx.queryInt64(memoryUpdateSQL, vals...)
-			if err == nil && !ok {
-				return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
-			}
-			if err == nil {
-				err = fts.remove(rid)
-			}
+			return nil, imprint.Conflictf("memory %q belongs to another scope", m.ID)
+		}
+		if err == nil {
+			err = fts.remove(rid)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Only live memories are in the keyword index.
+	if w.live {
+		if err := fts.insert(rid, m.Content); err != nil {
+			return nil, err
+		}
+	}
+	var targets []int64
+	for _, id := range w.supersede {
+		trid, ok, err := tx.queryInt64(memorySupersedeSQL, append([]any{m.ID, id}, scopeArgs(m.Scope)...)...)
+		if err == nil && !ok {
+			return nil, imprint.Conflictf("memory %q is already superseded or not in scope", id)
 		}
 		if err != nil {
 			return nil, err
 		}
-		// Only live memories are in the keyword index.
-		if live {
-			if err := fts.insert(rid, m.Content); err != nil {
-				return nil, err
-			}
+		if err := fts.remove(trid); err != nil {
+			return nil, err
 		}
-		for _, id := range supersede {
-			trid, ok, err := tx.queryInt64(memorySupersedeSQL, append([]any{m.ID, id}, scopeArgs(m.Scope)...)...)
-			if err == nil && !ok {
-				return nil, imprint.Conflictf("memory %q is already superseded or not in scope", id)
-			}
-			if err != nil {
-				return nil, err
-			}
-			if err := fts.remove(trid); err != nil {
-				return nil, err
-			}
-			targets = append(targets, trid)
+		targets = append(targets, trid)
+	}
+	live := w.live
+	return func() {
+		db.vecRemove(imprint.KindMemory, rid)
+		if len(m.Vec) > 0 {
+			db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, m.Workspace, live, m.Vec)
 		}
-		return func() {
-			db.vecRemove(imprint.KindMemory, rid)
-			if len(m.Vec) > 0 {
-				db.vecUpsert(imprint.KindMemory, m.Embedder, rid, m.ID, m.Scope, m.SessionID, m.Workspace, live, m.Vec)
-			}
-			for _, t := range targets {
-				db.vecRemove(imprint.KindMemory, t)
-			}
-		}, nil
-	})
-	return dbErr("put memory", err)
+		for _, t := range targets {
+			db.vecRemove(imprint.KindMemory, t)
+		}
+	}, nil
 }
 
 func (db *DB) queryMemories(ctx context.Context, op, q string, args ...any) ([]imprint.Memory, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ var optionalTests = []struct {
 }{
 	{"BatchAppend", func(s imprint.Store) bool { _, ok := imprint.AsBatchAppender(s); return ok }, testBatchAppend},
 	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
+	{"PutMemories", func(s imprint.Store) bool { _, ok := imprint.AsMemoryBatchWriter(s); return ok }, testPutMemories},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
 	{"Dump", func(s imprint.Store) bool { _, ok := imprint.AsDumper(s); return ok }, testDump},
@@ -116,6 +118,69 @@ func testSaveCaptures(t *testing.T, s imprint.Store) {
 	wantErr(t, "SaveCaptures with an episode of another scope", err, imprint.ErrConflict)
 	_, err = s.GetEpisode(ctx, scopeB, "ep-3")
 	wantErr(t, "episode of a refused SaveCaptures", err, imprint.ErrNotFound)
+}
+
+func testPutMemories(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	bw, _ := imprint.AsMemoryBatchWriter(s)
+	must(t, bw.PutMemories(ctx, nil))
+	a1 := memory("a1", "User flies to Lisbon in May", 0)
+	putAll(t, s, a1)
+	// In one call: a new memory, one superseding a memory stored before,
+	// and one superseding a memory written earlier in the same call.
+	b1, b2, b3 := memory("b1", "User likes window seats", 1), memory("b2", "User flies to Porto in May", 2), memory("b3", "User likes aisle seats", 3)
+	must(t, bw.PutMemories(ctx, []imprint.MemoryPut{{Memory: b1}, {Memory: b2, Supersede: []string{"a1"}}, {Memory: b3, Supersede: []string{"b1"}}}))
+	live := func() []string {
+		ms, err := s.ListMemories(ctx, scopeA, imprint.MemoryFilter{})
+		must(t, err)
+		ids := memIDs(ms)
+		slices.Sort(ids)
+		return ids
+	}
+	if d := diff([]string{"b2", "b3"}, live()); d != "" {
+		t.Errorf("live memories after PutMemories (-want +got):\n%s", d)
+	}
+	for id, by := range map[string]string{"a1": "b2", "b1": "b3"} {
+		m, err := s.GetMemory(ctx, scopeA, id)
+		must(t, err)
+		if m.SupersededBy == nil || *m.SupersededBy != by {
+			t.Errorf("%s superseded by %v, want %s", id, m.SupersededBy, by)
+		}
+	}
+	if got := searchText(t, s, imprint.TextQuery{Kind: imprint.KindMemory, Text: "seats"}); !slices.Equal(got, []string{"b3"}) {
+		t.Errorf("keyword search for seats: %v, want only the live b3", got)
+	}
+	// A new memory and the rewrite of a stored id of the same scope.
+	c1, b2v2 := memory("c1", "User packs light", 4), memory("b2", "User flies to Faro in June", 5)
+	must(t, bw.PutMemories(ctx, []imprint.MemoryPut{{Memory: c1}, {Memory: b2v2}}))
+	got, err := s.GetMemory(ctx, scopeA, "b2")
+	must(t, err)
+	if got.Content != b2v2.Content || got.SupersededBy != nil {
+		t.Errorf("b2 after its rewrite in a batch: %q superseded by %v", got.Content, got.SupersededBy)
+	}
+	if d := diff([]string{"b2", "b3", "c1"}, live()); d != "" {
+		t.Errorf("live memories after the rewrite (-want +got):\n%s", d)
+	}
+	// One conflict (a1 is superseded already), an id of another scope or
+	// an invalid memory: the call writes nothing.
+	other := memory("c1", "another scope's c1", 6)
+	other.Scope = scopeB
+	for _, tc := range []struct {
+		what string
+		puts []imprint.MemoryPut
+		kind error
+	}{
+		{"a target superseded already", []imprint.MemoryPut{{Memory: memory("d1", "User reads", 7)}, {Memory: memory("d2", "User writes", 8), Supersede: []string{"a1"}}}, imprint.ErrConflict},
+		{"an id of another scope", []imprint.MemoryPut{{Memory: memory("d1", "User reads", 7)}, {Memory: other}}, imprint.ErrConflict},
+		{"a memory without content", []imprint.MemoryPut{{Memory: memory("d1", "User reads", 7)}, {Memory: memory("d2", "", 8)}}, imprint.ErrInvalid},
+	} {
+		wantErr(t, "PutMemories with "+tc.what, bw.PutMemories(ctx, tc.puts), tc.kind)
+		_, err := s.GetMemory(ctx, scopeA, "d1")
+		wantErr(t, "memory of a refused PutMemories ("+tc.what+")", err, imprint.ErrNotFound)
+	}
+	if d := diff([]string{"b2", "b3", "c1"}, live()); d != "" {
+		t.Errorf("live memories after refused calls (-want +got):\n%s", d)
+	}
 }
 
 func testCountTermMatches(t *testing.T, s imprint.Store) {

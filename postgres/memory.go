@@ -252,7 +252,10 @@ func putMemoriesBatch(ctx context.Context, tx pgx.Tx, ws []memoryWrite) error {
 		}
 		return nil
 	}()
-	return errors.Join(err, br.Close())
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // putMemoryTx writes w in tx a statement at a time: insert, or rewrite an

@@ -170,12 +170,24 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 		if err != nil {
 			return err
 		}
-		for _, b := range batches {
-			res, err := db.appendBatch(ctx, tx, b, now, speakers)
+		// Batches of distinct sessions go together: one statement for
+		// their tsvectors, one round trip for their inserts and one for
+		// their sessions. A session's second batch needs the speaker of
+		// its first's last message recorded, so with a session repeated
+		// the batches go one at a time.
+		rounds := [][]imprint.MessageBatch{batches}
+		if !distinctSessions(batches) {
+			rounds = rounds[:0]
+			for i := range batches {
+				rounds = append(rounds, batches[i:i+1])
+			}
+		}
+		for _, r := range rounds {
+			res, err := db.appendRound(ctx, tx, r, now, speakers)
 			if err != nil {
 				return err
 			}
-			out = append(out, res)
+			out = append(out, res...)
 		}
 		return nil
 	})
@@ -219,29 +231,44 @@ func messageArgs(m imprint.Message, rec imprint.Time, words, dates, who, cjk str
 		vecArg(m.Vec), emb, len(m.Vec), words, dates, who, cjk, ntok}
 }
 
-// appendBatch records one batch inside tx (its session exists and is
-// locked; speakers holds who said each session's latest stored message and
-// is kept up to date): ids already recorded for the session (or earlier in
-// the batch) are duplicates, recorded user messages add to the round
-// count, and the session is marked due when b.MarkDueAt asks for it.
-func (db *DB) appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch, now imprint.Time, speakers map[string]string) (imprint.AppendResult, error) {
-	var res imprint.AppendResult
-	scope, sessionID := b.Scope, b.SessionID
-	key := sessionKey(scope, sessionID)
+// distinctSessions reports whether no two batches are of one session.
+func distinctSessions(batches []imprint.MessageBatch) bool {
+	seen := make(map[string]bool, len(batches))
+	for _, b := range batches {
+		k := sessionKey(b.Scope, b.SessionID)
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
+}
+
+// appendPlan is one batch being recorded: the messages kept (not repeated
+// in the batch), their recording times, keyword docs and CJK runs, and
+// then the seq of each id inserted.
+type appendPlan struct {
+	b        imprint.MessageBatch
+	key      string
+	dup      []bool // dup[i]: message i repeats an id earlier in the batch
+	keep     []imprint.Message
+	recs     []imprint.Time
+	docs     []string // each kept message's words, then its dates, then its speaker's words
+	cjks     []string
+	ntoks    []int // each kept message's doc length in tokens (keyword.TokenCount)
+	inserted map[string]int64
+}
+
+// planAppend prepares batch b; prevSpeaker is who said the session's
+// latest stored message.
+func planAppend(b imprint.MessageBatch, now imprint.Time, prevSpeaker string) *appendPlan {
+	p := &appendPlan{b: b, key: sessionKey(b.Scope, b.SessionID), dup: make([]bool, len(b.Messages)), inserted: map[string]int64{}}
 	seen := make(map[string]bool, len(b.Messages))
-	// dup[i]: message i repeats an id earlier in the batch.
-	dup := make([]bool, len(b.Messages))
 	// prevSpeaker is who said the turn a message answers: the session's
 	// latest stored message, then each message of the batch in turn.
-	prevSpeaker := speakers[key]
-	var keep []imprint.Message
-	var recs []imprint.Time
-	var docs []string // each kept message's words, then its dates, then its speaker's words
-	var cjks []string
-	var ntoks []int
 	for i, m := range b.Messages {
 		if seen[m.ID] {
-			dup[i] = true
+			p.dup[i] = true
 			continue
 		}
 		seen[m.ID] = true
@@ -253,74 +280,155 @@ func (db *DB) appendBatch(ctx context.Context, tx pgx.Tx, b imprint.MessageBatch
 		prevSpeaker = m.Speaker
 		words, cjk := keyword.IndexTexts(doc.Text)
 		who, _ := keyword.IndexTexts(doc.Who)
-		keep, recs, cjks = append(keep, m), append(recs, rec), append(cjks, cjk)
-		docs = append(docs, words, doc.Date, who)
-		ntoks = append(ntoks, keyword.TokenCount(words)+keyword.TokenCount(doc.Date)+keyword.TokenCount(who))
+		p.keep, p.recs, p.cjks = append(p.keep, m), append(p.recs, rec), append(p.cjks, cjk)
+		p.docs = append(p.docs, words, doc.Date, who)
+		p.ntoks = append(p.ntoks, keyword.TokenCount(words)+keyword.TokenCount(doc.Date)+keyword.TokenCount(who))
 	}
-	inserted := map[string]int64{}
-	tsv, err := db.tsvectors(ctx, tx, docs...)
-	if err != nil {
-		return res, err
-	}
-	for start := 0; start < len(keep); start += maxRowsPerInsert {
-		end := min(start+maxRowsPerInsert, len(keep))
+	return p
+}
+
+// queueInserts queues the inserts of p's messages (tsv: the tsvectors of
+// its docs) on q; it returns how many statements it queued.
+func (p *appendPlan) queueInserts(q *pgx.Batch, tsv []string) int {
+	n := 0
+	scope := p.b.Scope
+	for start := 0; start < len(p.keep); start += maxRowsPerInsert {
+		end := min(start+maxRowsPerInsert, len(p.keep))
 		args := make([]any, 0, 4+(end-start)*messageRowArgs)
-		args = append(args, scope.Tenant, scope.User, scope.Agent, sessionID)
+		args = append(args, scope.Tenant, scope.User, scope.Agent, p.b.SessionID)
 		for i := start; i < end; i++ {
-			args = append(args, messageArgs(keep[i], recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2], cjks[i], ntoks[i])...)
+			args = append(args, messageArgs(p.keep[i], p.recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2], p.cjks[i], p.ntoks[i])...)
 		}
-		r, err := tx.Query(ctx, messageInsert+valuesRows(messageRow, 4, end-start)+messageInsertEnd, args...)
-		if err != nil {
-			return res, err
-		}
-		for r.Next() {
-			var id string
-			var seq int64
-			if err := r.Scan(&id, &seq); err != nil {
-				r.Close()
-				return res, err
-			}
-			inserted[id] = seq
-		}
-		r.Close()
-		if err := r.Err(); err != nil {
-			return res, err
-		}
+		q.Queue(messageInsert+valuesRows(messageRow, 4, end-start)+messageInsertEnd, args...)
+		n++
 	}
-	rounds := 0
-	var lastSeq int64
-	for i, m := range b.Messages {
-		seq, ok := inserted[m.ID]
-		if dup[i] || !ok {
+	return n
+}
+
+// readInserts reads the ids and seqs one queued insert returned.
+func (p *appendPlan) readInserts(br pgx.BatchResults) error {
+	r, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for r.Next() {
+		var id string
+		var seq int64
+		if err := r.Scan(&id, &seq); err != nil {
+			return err
+		}
+		p.inserted[id] = seq
+	}
+	return r.Err()
+}
+
+// result sorts p's messages into inserted and duplicates, keeps speakers
+// up to date, and returns the user rounds and the highest seq recorded.
+func (p *appendPlan) result(speakers map[string]string) (res imprint.AppendResult, rounds int, lastSeq int64) {
+	for i, m := range p.b.Messages {
+		seq, ok := p.inserted[m.ID]
+		if p.dup[i] || !ok {
 			res.Duplicates = append(res.Duplicates, m.ID)
 			continue
 		}
 		res.Inserted = append(res.Inserted, m.ID)
 		if seq > lastSeq {
 			lastSeq = seq
-			speakers[key] = m.Speaker
+			speakers[p.key] = m.Speaker
 		}
 		if m.Role == imprint.RoleUser {
 			rounds++
 		}
 	}
-	var s imprint.Session
-	if len(res.Inserted) > 0 {
-		// The new messages count; the session becomes due when
-		// b.MarkDueAt asks for it and the rounds reach it.
-		s, err = scanSession(tx.QueryRow(ctx, `UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + $1,
+	return res, rounds, lastSeq
+}
+
+// appendRound records batches of distinct sessions inside tx (their
+// sessions exist and are locked; speakers holds who said each session's
+// latest stored message and is kept up to date): ids already recorded for
+// the session (or earlier in the batch) are duplicates, recorded user
+// messages add to the round count, and a session is marked due when its
+// batch's MarkDueAt asks for it. It costs one statement for the tsvectors
+// of words not seen before, one round trip for all inserts and one for all
+// sessions.
+func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch, now imprint.Time, speakers map[string]string) ([]imprint.AppendResult, error) {
+	plans := make([]*appendPlan, len(batches))
+	var docs []string
+	for i, b := range batches {
+		plans[i] = planAppend(b, now, speakers[sessionKey(b.Scope, b.SessionID)])
+		docs = append(docs, plans[i].docs...)
+	}
+	tsv, err := db.tsvectors(ctx, tx, docs...)
+	if err != nil {
+		return nil, err
+	}
+	q := &pgx.Batch{}
+	counts := make([]int, len(plans))
+	off := 0
+	for i, p := range plans {
+		counts[i] = p.queueInserts(q, tsv[off:off+len(p.docs)])
+		off += len(p.docs)
+	}
+	if err := sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+		for i, p := range plans {
+			for range counts[i] {
+				if err := p.readInserts(br); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	out := make([]imprint.AppendResult, len(plans))
+	q = &pgx.Batch{}
+	for i, p := range plans {
+		var rounds int
+		var lastSeq int64
+		out[i], rounds, lastSeq = p.result(speakers)
+		scope := p.b.Scope
+		if len(out[i].Inserted) > 0 {
+			// The new messages count; the session becomes due when
+			// MarkDueAt asks for it and the rounds reach it.
+			q.Queue(`UPDATE sessions SET rounds_since_extraction = rounds_since_extraction + $1,
 			last_seq = GREATEST(last_seq, $2), last_message_at = $3, updated_at = $3,
 			extraction_due = extraction_due OR ($8 > 0 AND rounds_since_extraction + $1 >= $8)
 			WHERE tenant = $4 AND user_id = $5 AND agent = $6 AND id = $7 RETURNING `+sessionCols,
-			rounds, lastSeq, now.Time, scope.Tenant, scope.User, scope.Agent, sessionID, b.MarkDueAt))
-	} else {
-		s, err = getSession(ctx, tx, scope, sessionID)
+				rounds, lastSeq, now.Time, scope.Tenant, scope.User, scope.Agent, p.b.SessionID, p.b.MarkDueAt)
+		} else {
+			q.Queue(`SELECT `+sessionCols+` FROM sessions
+		WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = $4`, scope.Tenant, scope.User, scope.Agent, p.b.SessionID)
+		}
 	}
-	if err != nil {
-		return res, err
+	err = sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+		for i, p := range plans {
+			s, err := scanSession(br.QueryRow())
+			if errors.Is(err, pgx.ErrNoRows) {
+				return imprint.NotFoundf("session %q not found", p.b.SessionID)
+			}
+			if err != nil {
+				return err
+			}
+			out[i].Session = s
+		}
+		return nil
+	})
+	return out, err
+}
+
+// sendBatch sends q on tx and hands its results to read, closing them.
+func sendBatch(ctx context.Context, tx pgx.Tx, q *pgx.Batch, read func(pgx.BatchResults) error) error {
+	if q.Len() == 0 {
+		return nil
 	}
-	res.Session = s
-	return res, nil
+	br := tx.SendBatch(ctx, q)
+	err := read(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // SupportsBatchAppend implements imprint.BatchAppender: always true.

@@ -81,6 +81,35 @@ func testBatchAppend(t *testing.T, s imprint.Store) {
 	if !sess.ExtractionDue {
 		t.Error("the due flag of MarkDueAt was not stored")
 	}
+	// Batches of distinct sessions, some new, one with an id stored before
+	// and one repeated inside the batch.
+	res, err = ba.AppendMessageBatches(ctx, []imprint.MessageBatch{
+		{Scope: scopeA, SessionID: "s3", Messages: []imprint.Message{msg("n1", imprint.RoleUser, "new session", 0), msg("n1", imprint.RoleUser, "new session", 0), msg("n2", imprint.RoleAssistant, "answer", 1)}},
+		{Scope: scopeA, SessionID: "s1", Messages: []imprint.Message{msg("m3", imprint.RoleAssistant, "third", 2), msg("m4", imprint.RoleUser, "fourth", 3)}, MarkDueAt: 1},
+		{Scope: scopeB, SessionID: "s4", Messages: []imprint.Message{msg("o1", imprint.RoleUser, "other", 0), msg("o2", imprint.RoleUser, "other again", 1)}},
+	})
+	must(t, err)
+	got = got[:0]
+	for _, r := range res {
+		got = append(got, [2][]string{r.Inserted, r.Duplicates})
+	}
+	want = [][2][]string{{{"n1", "n2"}, {"n1"}}, {{"m4"}, {"m3"}}, {{"o1", "o2"}, nil}}
+	if d := diff(want, got); d != "" {
+		t.Errorf("inserted and duplicates per batch of distinct sessions (-want +got):\n%s", d)
+	}
+	for i, wantRounds := range []int{1, 3, 2} {
+		if s := res[i].Session; s.ID != []string{"s3", "s1", "s4"}[i] || s.RoundsSinceExtraction != wantRounds {
+			t.Errorf("batch %d: session %s with %d rounds, want %d", i, s.ID, s.RoundsSinceExtraction, wantRounds)
+		}
+	}
+	if !res[1].Session.ExtractionDue {
+		t.Error("s1 not due after MarkDueAt 1")
+	}
+	ms, err := s.PendingMessages(ctx, scopeA, "s3", 10)
+	must(t, err)
+	if len(ms) != 2 || ms[0].ID != "n1" || ms[1].ID != "n2" || ms[1].Seq <= ms[0].Seq {
+		t.Errorf("messages of s3: %+v, want n1 then n2", ms)
+	}
 	// An invalid batch stores nothing, not even the valid ones before it.
 	_, err = ba.AppendMessageBatches(ctx, []imprint.MessageBatch{
 		{Scope: scopeA, SessionID: "s2", Messages: []imprint.Message{msg("x1", imprint.RoleUser, "fine", 0)}},

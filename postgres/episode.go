@@ -50,44 +50,64 @@ func jsonText(v any) (string, error) {
 	return string(b), err
 }
 
-// upsertEpisode writes ep; setTraceIDs says whether an existing row's trace
-// ids are replaced. It returns whether the episode is new, and ErrConflict
-// when the id belongs to another scope. The row is locked for the rest of
-// the transaction.
-func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceIDs bool) (bool, error) {
-	meta, err := jsonText(ep.Meta)
-	if err != nil {
-		return false, err
+// episodeInsertSQL inserts an episode (the values of episodeRow), nothing
+// when its id is stored.
+const episodeInsertSQL = `INSERT INTO episodes (` + episodeCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		ON CONFLICT (id) DO NOTHING`
+
+// episodeValues are an episode's columns: vals those of episodeInsertSQL,
+// and the JSON and times among them.
+type episodeValues struct {
+	vals             []any
+	meta, turns, ids string
+	created, updated imprint.Time
+}
+
+// episodeRow encodes ep's columns (a zero creation or update time is now).
+func episodeRow(ep imprint.Episode) (episodeValues, error) {
+	var v episodeValues
+	var err error
+	if v.meta, err = jsonText(ep.Meta); err != nil {
+		return v, err
 	}
 	turns := ep.Turns
 	if turns == nil {
 		turns = []imprint.Turn{}
 	}
-	turnsJSON, err := jsonText(turns)
-	if err != nil {
-		return false, err
+	if v.turns, err = jsonText(turns); err != nil {
+		return v, err
 	}
 	ids := ep.TraceIDs
 	if ids == nil {
 		ids = []string{}
 	}
-	idsJSON, err := jsonText(ids)
+	if v.ids, err = jsonText(ids); err != nil {
+		return v, err
+	}
+	now := imprint.Now()
+	v.created, v.updated = ep.CreatedAt, ep.UpdatedAt
+	if v.created.IsZero() {
+		v.created = now
+	}
+	if v.updated.IsZero() {
+		v.updated = now
+	}
+	v.vals = []any{ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
+		string(ep.ClosedBy), v.meta, v.turns, v.ids, tsArg(ep.StartedAt), tsArg(ep.EndedAt), v.created.Time, v.updated.Time}
+	return v, nil
+}
+
+// upsertEpisode writes ep; setTraceIDs says whether an existing row's trace
+// ids are replaced. It returns whether the episode is new, and ErrConflict
+// when the id belongs to another scope. The row is locked for the rest of
+// the transaction.
+func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceIDs bool) (bool, error) {
+	row, err := episodeRow(ep)
 	if err != nil {
 		return false, err
 	}
-	now := imprint.Now()
-	created, updated := ep.CreatedAt, ep.UpdatedAt
-	if created.IsZero() {
-		created = now
-	}
-	if updated.IsZero() {
-		updated = now
-	}
 	// Insert, or lock the existing row to compare its scope.
-	tag, err := tx.Exec(ctx, `INSERT INTO episodes (`+episodeCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-		ON CONFLICT (id) DO NOTHING`,
-		ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
-		string(ep.ClosedBy), meta, turnsJSON, idsJSON, tsArg(ep.StartedAt), tsArg(ep.EndedAt), created.Time, updated.Time)
+	tag, err := tx.Exec(ctx, episodeInsertSQL, row.vals...)
 	if err != nil {
 		return false, err
 	}
@@ -104,11 +124,11 @@ func upsertEpisode(ctx context.Context, tx pgx.Tx, ep imprint.Episode, setTraceI
 	}
 	q := `UPDATE episodes SET workspace = $1, session_id = $2, status = $3, closed_by = $4, meta = $5, turns = $6,
 		started_at = $7, ended_at = $8, updated_at = $9`
-	vals := []any{ep.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), meta, turnsJSON,
-		tsArg(ep.StartedAt), tsArg(ep.EndedAt), updated.Time}
+	vals := []any{ep.Workspace, ep.SessionID, string(ep.Status), string(ep.ClosedBy), row.meta, row.turns,
+		tsArg(ep.StartedAt), tsArg(ep.EndedAt), row.updated.Time}
 	if setTraceIDs {
 		q += `, trace_ids = $10`
-		vals = append(vals, idsJSON)
+		vals = append(vals, row.ids)
 	}
 	if _, err := tx.Exec(ctx, q+` WHERE id = $`+itoa(len(vals)+1), append(vals, ep.ID)...); err != nil {
 		return false, err
@@ -236,12 +256,19 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 		if err != nil {
 			return err
 		}
+		idx := make([]traceIndex, len(eps))
 		for c := range eps {
 			n := len(traces[c])
-			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], traceIndex{words[:n], cjks[:n], ntoks[:n]}); err != nil {
+			idx[c] = traceIndex{words[:n], cjks[:n], ntoks[:n]}
+			words, cjks, ntoks = words[n:], cjks[n:], ntoks[n:]
+		}
+		if done, err := insertNewCaptures(ctx, tx, eps, traces, idx); done || err != nil {
+			return err
+		}
+		for c := range eps {
+			if err := saveCaptureTx(ctx, tx, eps[c], traces[c], keys[c], idx[c]); err != nil {
 				return wrap(c, err)
 			}
-			words, cjks, ntoks = words[n:], cjks[n:], ntoks[n:]
 		}
 		return nil
 	})
@@ -395,6 +422,23 @@ func saveCaptureTx(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []
 // insertTraces inserts the new traces of ep, a statement per
 // maxRowsPerInsert of them.
 func insertTraces(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []imprint.Trace, idx traceIndex) error {
+	q := &pgx.Batch{}
+	if err := queueTraceInserts(q, ep, traces, idx); err != nil {
+		return err
+	}
+	return sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+		for range q.Len() {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// queueTraceInserts queues on q the inserts of the new traces of ep, a
+// statement per maxRowsPerInsert of them.
+func queueTraceInserts(q *pgx.Batch, ep imprint.Episode, traces []imprint.Trace, idx traceIndex) error {
 	for start := 0; start < len(traces); start += maxRowsPerInsert {
 		end := min(start+maxRowsPerInsert, len(traces))
 		args := []any{ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, ep.ID}
@@ -409,11 +453,61 @@ func insertTraces(ctx context.Context, tx pgx.Tx, ep imprint.Episode, traces []i
 			args = append(args, vals[6:]...)
 			args = append(args, t.Value, t.Priority, t.RHuman, t.StepKey, t.CreatedAt.Time)
 		}
-		if _, err := tx.Exec(ctx, traceInsertMany+valuesRows(traceRowValues, 6, end-start), args...); err != nil {
-			return err
-		}
+		q.Queue(traceInsertMany+valuesRows(traceRowValues, 6, end-start), args...)
 	}
 	return nil
+}
+
+// insertNewCaptures writes captures whose episodes are all new in one
+// round trip: behind a savepoint, each episode's insert and its traces'.
+// done is false, with the savepoint rolled back, when an episode is stored
+// already or a trace id is taken: saveCaptureTx then writes each capture
+// (updating, deleting vanished steps, or naming the conflict).
+func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) (done bool, err error) {
+	q := &pgx.Batch{}
+	q.Queue(`SAVEPOINT imprint_new_captures`)
+	counts := make([]int, len(eps))
+	for c, ep := range eps {
+		row, err := episodeRow(ep)
+		if err != nil {
+			return false, err
+		}
+		q.Queue(episodeInsertSQL, row.vals...)
+		n := q.Len()
+		if err := queueTraceInserts(q, ep, traces[c], idx[c]); err != nil {
+			return false, err
+		}
+		counts[c] = q.Len() - n
+	}
+	fresh := true
+	err = sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		for c := range eps {
+			tag, err := br.Exec()
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != 1 {
+				fresh = false
+			}
+			for range counts[c] {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	switch {
+	case err == nil && fresh:
+		return true, nil
+	case err != nil && !isUnique(err):
+		return false, err
+	}
+	_, err = tx.Exec(ctx, `ROLLBACK TO SAVEPOINT imprint_new_captures`)
+	return false, err
 }
 
 // GetTrace returns the trace, or ErrNotFound when it is not in scope.

@@ -18,7 +18,8 @@ import "context"
 //
 // The optional capabilities are BatchAppender (record: group commit),
 // CaptureSaver (capture: many captures in one transaction), MemoryBatchWriter
-// (extract: a window's memories in one transaction), TermCounter
+// (extract: a window's memories in one transaction), LiveHashLister
+// (extract: the exact-text pre-check of many memories in one query), TermCounter
 // (extract: the keyword recall's term weights), JobEngineHost (schedule:
 // an outside job engine writing in the store's transactions), Browser
 // (the web viewer: counts and episode lists, browse.go), Dumper and
@@ -67,6 +68,27 @@ type MemoryBatchWriter interface {
 func AsMemoryBatchWriter(s any) (MemoryBatchWriter, bool) {
 	w, ok := s.(MemoryBatchWriter)
 	return w, ok && w.SupportsMemoryBatch()
+}
+
+// LiveHashLister is an optional capability of a MemoryStore: it answers
+// HasLiveMemoryHash for many hashes in one query, for a store where each
+// query is a round trip to a server. Extraction's batch planner uses it
+// and asks hash by hash when the store lacks it.
+type LiveHashLister interface {
+	// SupportsLiveHashes reports whether LiveMemoryHashes works on this
+	// store.
+	SupportsLiveHashes() bool
+	// LiveMemoryHashes returns those of hashes that a live memory of the
+	// scope has (each once, in no particular order). ErrInvalid for an
+	// incomplete scope.
+	LiveMemoryHashes(ctx context.Context, scope Scope, hashes []string) ([]string, error)
+}
+
+// AsLiveHashLister returns s as a LiveHashLister when it implements one
+// and supports it.
+func AsLiveHashLister(s any) (LiveHashLister, bool) {
+	l, ok := s.(LiveHashLister)
+	return l, ok && l.SupportsLiveHashes()
 }
 
 // TermCounter is an optional capability of a Searcher: it counts, cheaply

@@ -15,9 +15,13 @@ func (capStore) AppendMessageBatches(context.Context, []MessageBatch) ([]AppendR
 }
 func (c capStore) SupportsCaptureSaver() bool                             { return c.on }
 func (capStore) SaveCaptures(context.Context, []Episode, [][]Trace) error { return nil }
-func (c capStore) SupportsMemoryBatch() bool                              { return c.on }
-func (capStore) PutMemories(context.Context, []MemoryPut) error           { return nil }
-func (c capStore) SupportsTermCounts() bool                               { return c.on }
+func (c capStore) SupportsLiveHashes() bool                               { return c.on }
+func (capStore) LiveMemoryHashes(context.Context, Scope, []string) ([]string, error) {
+	return nil, nil
+}
+func (c capStore) SupportsMemoryBatch() bool                    { return c.on }
+func (capStore) PutMemories(context.Context, []MemoryPut) error { return nil }
+func (c capStore) SupportsTermCounts() bool                     { return c.on }
 func (capStore) CountTermMatches(context.Context, Scope, Kind, []string, int) ([]int, error) {
 	return nil, nil
 }
@@ -36,6 +40,7 @@ func TestAsCapabilities(t *testing.T) {
 	probes := map[string]func(s any) bool{
 		"BatchAppender":         func(s any) bool { _, ok := AsBatchAppender(s); return ok },
 		"CaptureSaver":          func(s any) bool { _, ok := AsCaptureSaver(s); return ok },
+		"LiveHashLister":        func(s any) bool { _, ok := AsLiveHashLister(s); return ok },
 		"MemoryBatchWriter":     func(s any) bool { _, ok := AsMemoryBatchWriter(s); return ok },
 		"TermCounter":           func(s any) bool { _, ok := AsTermCounter(s); return ok },
 		"JobEngineHost":         func(s any) bool { _, ok := AsJobEngineHost[int](s); return ok },

@@ -498,6 +498,9 @@ func togetherRun(ws []*plannedWindow, failed map[string]bool) []*plannedWindow {
 // windows of sessions in failed keep the steps they have.
 func (r *Runner) planWindows(ctx context.Context, scope imprint.Scope, ws []*plannedWindow, failed map[string]bool) []any {
 	planned := map[string]bool{}
+	// The store is only read while planning: which hashes are live is
+	// asked once for every window.
+	live := r.liveHashes(ctx, scope, ws, failed)
 	var lines []any
 	for _, pw := range ws {
 		if pw.single || len(pw.mems) == 0 || failed[pw.sessionID] {
@@ -505,7 +508,7 @@ func (r *Runner) planWindows(ctx context.Context, scope imprint.Scope, ws []*pla
 		}
 		pw.res = pw.base
 		t0 := r.now()
-		out := r.dedupOver(ctx, scope, pw.mems, planned)
+		out := r.dedupOver(ctx, scope, pw.mems, planned, live)
 		pw.met.dedupDur = r.now().Sub(t0)
 		pw.res.Warnings = append(pw.res.Warnings, out.warnings...)
 		steps, err := r.planAll(ctx, pw.b, pw.mems, out, &pw.res)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -408,4 +409,68 @@ func testFailedSessionInBatch(t *testing.T, batched bool) {
 		t.Errorf("live memories after s1 is redone (-want +got):\n%s", diff)
 	}
 	e.checkReplayIsLive()
+}
+
+// hashListingStore lists live hashes in one call (imprint.LiveHashLister,
+// answered by the real store hash by hash) and counts the calls of both.
+type hashListingStore struct {
+	imprint.Store
+	lists, singles atomic.Int32
+}
+
+func (s *hashListingStore) SupportsLiveHashes() bool { return true }
+
+func (s *hashListingStore) LiveMemoryHashes(ctx context.Context, scope imprint.Scope, hashes []string) ([]string, error) {
+	s.lists.Add(1)
+	var out []string
+	for _, h := range hashes {
+		ok, err := s.Store.HasLiveMemoryHash(ctx, scope, h)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+func (s *hashListingStore) HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash string) (bool, error) {
+	s.singles.Add(1)
+	return s.Store.HasLiveMemoryHash(ctx, scope, hash)
+}
+
+// With a store that lists live hashes, the batch planner asks once for
+// all its windows, and only the stored ones one by one (their workspace):
+// a fact stored before is still skipped, the new ones stored.
+func TestBatchAsksLiveHashesOnce(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, DefaultConfig(), withoutLLM(), withEmbedder())
+	e.record("s1", e.baseDay, "My name is Alice.")
+	if err := e.runner.ExtractSessions(e.ctx, e.scope, []string{"s1"}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := e.liveContents()
+	if len(before) != 1 {
+		t.Fatalf("live memories after s1: %q, want one", before)
+	}
+	hs := &hashListingStore{Store: e.store}
+	e.deps.Store = hs
+	e.runner = NewRunner(e.deps, e.cfg)
+	e.record("s2", e.baseDay.Add(time.Hour), "I have two kids.", "My name is Alice.")
+	e.record("s3", e.baseDay.Add(2*time.Hour), "I work as a nurse in Lisbon.")
+	var dec Decisions
+	if err := e.runner.ExtractSessions(e.ctx, e.scope, []string{"s2", "s3"}, func(r Result) {
+		dec.Store += r.Decisions.Store
+		dec.Skip += r.Decisions.Skip
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hs.lists.Load() != 1 || hs.singles.Load() != 1 {
+		t.Errorf("%d listings and %d single lookups, want 1 and 1 (the stored fact)", hs.lists.Load(), hs.singles.Load())
+	}
+	after := e.liveContents()
+	if dec.Skip != 1 || dec.Store != len(after)-len(before) || dec.Store < 2 {
+		t.Errorf("decisions %+v with live memories %q, want the stored fact skipped and the others stored", dec, after)
+	}
 }

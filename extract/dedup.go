@@ -39,13 +39,17 @@ func (o *dedupOutcome) warn(stage, code, msg string) {
 // scoped by tenant/user/agent, never by session. With dedup disabled all
 // are stored; without an LLM only the exact-text pre-check runs.
 func (r *Runner) dedup(ctx context.Context, scope imprint.Scope, mems []imprint.Memory) dedupOutcome {
-	return r.dedupOver(ctx, scope, mems, nil)
+	return r.dedupOver(ctx, scope, mems, nil, nil)
 }
 
 // dedupOver is dedup for a window planned after others whose memories are
 // not in the store yet: planned holds the content hashes those windows
 // store, which the pre-check counts as stored live.
-func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned map[string]bool) dedupOutcome {
+//
+// live, when not nil, holds every hash of mems that a live memory of the
+// scope had when it was made (liveHashes); a hash not in it is no
+// duplicate of a stored memory, and the store is not asked.
+func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned, live map[string]bool) dedupOutcome {
 	out := dedupOutcome{decisions: make([]decision, len(mems)), candidates: map[string]imprint.Memory{}, tier: tierNone}
 	for i := range out.decisions {
 		out.decisions[i].action = ActionStore
@@ -64,12 +68,15 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 			continue
 		}
 		seen[h] = true
-		live, err := r.hasLiveHash(ctx, scope, m.Workspace, h)
+		if live != nil && !live[h] {
+			continue
+		}
+		stored, err := r.hasLiveHash(ctx, scope, m.Workspace, h)
 		if err != nil {
 			out.warn("dedup", imprint.ErrorCode(err), fmt.Sprintf("exact-text lookup: %v", err))
 			continue
 		}
-		if live {
+		if stored {
 			out.decisions[i].action = ActionSkip
 		}
 	}
@@ -100,6 +107,41 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 	}
 	r.judge(ctx, scope, mems, judged, cands, &out)
 	return out
+}
+
+// liveHashes returns, when the store lists live hashes in one query
+// (imprint.LiveHashLister), those of the memories of ws that a live memory
+// of the scope has; nil when it cannot (dedupOver then asks hash by hash).
+func (r *Runner) liveHashes(ctx context.Context, scope imprint.Scope, ws []*plannedWindow, failed map[string]bool) map[string]bool {
+	hl, ok := imprint.AsLiveHashLister(r.d.Store)
+	if !ok || !r.cfg.EnableDedup {
+		return nil
+	}
+	var hashes []string
+	seen := map[string]bool{}
+	for _, pw := range ws {
+		if pw.single || failed[pw.sessionID] {
+			continue
+		}
+		for _, m := range pw.mems {
+			if h := m.ContentHash; h != "" && !seen[h] {
+				seen[h] = true
+				hashes = append(hashes, h)
+			}
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	got, err := hl.LiveMemoryHashes(ctx, scope, hashes)
+	if err != nil {
+		return nil // asked hash by hash, which reports the failure
+	}
+	live := make(map[string]bool, len(got))
+	for _, h := range got {
+		live[h] = true
+	}
+	return live
 }
 
 // hasLiveHash reports whether a live memory of the scope has the hash, in

@@ -394,6 +394,37 @@ func (db *DB) HasLiveMemoryHash(ctx context.Context, scope imprint.Scope, hash s
 	return ok, dbErr("has live memory hash", err)
 }
 
+var _ imprint.LiveHashLister = (*DB)(nil)
+
+// SupportsLiveHashes implements imprint.LiveHashLister: always true.
+func (db *DB) SupportsLiveHashes() bool { return true }
+
+// LiveMemoryHashes implements imprint.LiveHashLister: HasLiveMemoryHash
+// of every hash in one statement.
+func (db *DB) LiveMemoryHashes(ctx context.Context, scope imprint.Scope, hashes []string) ([]string, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT content_hash FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
+		AND content_hash = ANY($4) AND superseded_by IS NULL AND forgotten_at IS NULL`, scope.Tenant, scope.User, scope.Agent, hashes)
+	if err != nil {
+		return nil, dbErr("live memory hashes", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, dbErr("live memory hashes", err)
+		}
+		out = append(out, h)
+	}
+	return out, dbErr("live memory hashes", rows.Err())
+}
+
 // UnembeddedMessages returns up to limit messages of the scope without a
 // vector, oldest first.
 func (db *DB) UnembeddedMessages(ctx context.Context, scope imprint.Scope, limit int) ([]imprint.Message, error) {

@@ -27,6 +27,7 @@ var optionalTests = []struct {
 	{"BatchAppend", func(s imprint.Store) bool { _, ok := imprint.AsBatchAppender(s); return ok }, testBatchAppend},
 	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
 	{"PutMemories", func(s imprint.Store) bool { _, ok := imprint.AsMemoryBatchWriter(s); return ok }, testPutMemories},
+	{"LiveMemoryHashes", func(s imprint.Store) bool { _, ok := imprint.AsLiveHashLister(s); return ok }, testLiveMemoryHashes},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
 	{"Dump", func(s imprint.Store) bool { _, ok := imprint.AsDumper(s); return ok }, testDump},
@@ -210,6 +211,39 @@ func testPutMemories(t *testing.T, s imprint.Store) {
 	if d := diff([]string{"b2", "b3", "c1"}, live()); d != "" {
 		t.Errorf("live memories after refused calls (-want +got):\n%s", d)
 	}
+}
+
+func testLiveMemoryHashes(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	hl, _ := imprint.AsLiveHashLister(s)
+	a1, a2, a3, a4 := memory("a1", "one", 0), memory("a2", "two", 1), memory("a3", "three", 2), memory("a4", "one again", 3)
+	a4.ContentHash = a1.ContentHash
+	b1 := memory("b1", "other scope", 0)
+	b1.Scope, b1.ContentHash = scopeB, "hash-b-only"
+	putAll(t, s, a1, a2, a3, b1)
+	// a2 superseded by a4 (a1's hash), a3 forgotten: neither is live.
+	must(t, s.PutMemory(ctx, a4, []string{"a2"}))
+	gone := at(4)
+	a3.ForgottenAt = &gone
+	must(t, s.PutMemory(ctx, a3, nil))
+	got, err := hl.LiveMemoryHashes(ctx, scopeA, []string{a1.ContentHash, a2.ContentHash, a3.ContentHash, "hash-b-only", "hash-none"})
+	must(t, err)
+	slices.Sort(got)
+	if d := diff([]string{a1.ContentHash}, got); d != "" {
+		t.Errorf("live hashes of scope A (-want +got):\n%s", d)
+	}
+	for _, h := range []string{a1.ContentHash, a2.ContentHash, a3.ContentHash, "hash-b-only"} {
+		one, err := s.HasLiveMemoryHash(ctx, scopeA, h)
+		must(t, err)
+		if one != slices.Contains(got, h) {
+			t.Errorf("HasLiveMemoryHash(%s) = %v, LiveMemoryHashes disagrees", h, one)
+		}
+	}
+	if got, err := hl.LiveMemoryHashes(ctx, scopeA, nil); err != nil || len(got) != 0 {
+		t.Errorf("no hashes: %v, %v", got, err)
+	}
+	_, err = hl.LiveMemoryHashes(ctx, imprint.Scope{}, []string{a1.ContentHash})
+	wantErr(t, "LiveMemoryHashes without a scope", err, imprint.ErrInvalid)
 }
 
 func testCountTermMatches(t *testing.T, s imprint.Store) {

@@ -97,38 +97,45 @@ func inWordIndex(kind imprint.Kind) string {
 }
 
 // totals returns the totals of the kind's two indexes over its live
-// records of every scope, as FTS5 keeps them: counted in one statement
-// when the table is small (below exactCountBelow records), else kept from
-// the last count until the planner's record count drifts by totalsDrift.
+// records of every scope, as FTS5 keeps them, in one statement: counted
+// when the table is small (below exactCountBelow records, by the
+// planner's count), else kept from the last count until the planner's
+// record count drifts by totalsDrift.
 func (db *DB) totals(ctx context.Context, kind imprint.Kind, src hitSource) (kindTotals, error) {
-	var est int64
-	if err := db.pool.QueryRow(ctx, `SELECT reltuples::bigint FROM pg_class WHERE oid = '`+src.table+`'::regclass`).Scan(&est); err != nil {
-		return kindTotals{}, err
-	}
-	if est >= exactCountBelow {
-		if v, ok := db.bm25Totals.Load(src.table); ok {
-			t := v.(kindTotals)
-			if math.Abs(float64(est-t.at)) <= totalsDrift*float64(max(t.at, 1)) {
-				return t, nil
-			}
-		}
-	}
 	live := strings.TrimPrefix(strings.ReplaceAll(src.live, "x.", ""), " AND ")
-	where := ""
 	if live != "" {
-		where = " WHERE " + live
+		live += " AND "
 	}
 	in := inWordIndex(kind)
-	t := kindTotals{at: est}
-	err := db.pool.QueryRow(ctx, `SELECT COUNT(*) FILTER (WHERE `+in+`), COALESCE(SUM(ntok) FILTER (WHERE `+in+`), 0),
-		COUNT(*) FILTER (WHERE cjk <> ''), COALESCE(SUM(char_length(cjk) - 2) FILTER (WHERE cjk <> ''), 0)
-		FROM `+src.table+where).Scan(&t.words.rows, &t.words.tokens, &t.tri.rows, &t.tri.tokens)
-	if err != nil {
+	// The aggregates' condition on c is a one-time filter: a large
+	// table's rows are not read.
+	count := func(big bool) string {
+		cond := `c.reltuples < ` + strconv.Itoa(exactCountBelow)
+		if big {
+			cond = "true"
+		}
+		return `SELECT c.reltuples::bigint, t.* FROM pg_class c CROSS JOIN LATERAL (SELECT COUNT(*) FILTER (WHERE ` + in + `),
+			COALESCE(SUM(ntok) FILTER (WHERE ` + in + `), 0), COUNT(*) FILTER (WHERE cjk <> ''),
+			COALESCE(SUM(char_length(cjk) - 2) FILTER (WHERE cjk <> ''), 0)
+			FROM ` + src.table + ` WHERE ` + live + cond + `) t WHERE c.oid = '` + src.table + `'::regclass`
+	}
+	var t kindTotals
+	read := func(big bool) error {
+		return db.pool.QueryRow(ctx, count(big)).Scan(&t.at, &t.words.rows, &t.words.tokens, &t.tri.rows, &t.tri.tokens)
+	}
+	if err := read(false); err != nil || t.at < exactCountBelow {
+		return t, err
+	}
+	if v, ok := db.bm25Totals.Load(src.table); ok {
+		kept := v.(kindTotals)
+		if math.Abs(float64(t.at-kept.at)) <= totalsDrift*float64(max(kept.at, 1)) {
+			return kept, nil
+		}
+	}
+	if err := read(true); err != nil {
 		return kindTotals{}, err
 	}
-	if est >= exactCountBelow {
-		db.bm25Totals.Store(src.table, t)
-	}
+	db.bm25Totals.Store(src.table, t)
 	return t, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/imprint-dev/imprint"
@@ -156,7 +157,11 @@ func (c *Client) attempt(ctx context.Context, req imprint.LLMRequest, n int, tim
 	case <-ctx.Done():
 		return imprint.LLMResponse{}, ctx.Err()
 	}
-	defer func() { <-c.sem }()
+	// The slot is the request's: it is given back as soon as the reply is
+	// in, before the call is recorded (a store write), so the next
+	// request need not wait on it.
+	release := sync.OnceFunc(func() { <-c.sem })
+	defer release()
 	settle := func(int) {}
 	if c.opts.Budget != nil {
 		var err error
@@ -169,6 +174,7 @@ func (c *Client) attempt(ctx context.Context, req imprint.LLMRequest, n int, tim
 	start := time.Now()
 	resp, err := c.p.Do(actx, req)
 	latency := time.Since(start)
+	release()
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		err = &attemptTimeout{timeout: timeout, err: err}
 	}

@@ -290,6 +290,52 @@ func TestCompleteConcurrencyCap(t *testing.T) {
 	}
 }
 
+// blockingRecorder holds every recording until release is closed.
+type blockingRecorder struct {
+	recording chan struct{}
+	release   chan struct{}
+}
+
+func (r blockingRecorder) RecordLLMCall(context.Context, imprint.LLMCall) error {
+	r.recording <- struct{}{}
+	<-r.release
+	return nil
+}
+
+// TestCompleteSlotFreeWhileRecording checks that recording a call (a store
+// write) does not hold the concurrency slot: with one slot, a second request
+// is sent while the first call's recording is still held back.
+func TestCompleteSlotFreeWhileRecording(t *testing.T) {
+	t.Parallel()
+	rec := blockingRecorder{recording: make(chan struct{}, 2), release: make(chan struct{})}
+	f := newFixture(t, llmtest.FormatOpenAI, func(o *llm.Options) {
+		o.Concurrency = 1
+		o.Recorder = rec
+	})
+	f.srv.Handle("op", func(llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
+	errs := make(chan error, 2)
+	go func() {
+		_, err := f.cl.Complete(t.Context(), userReq("op", "first"))
+		errs <- err
+	}()
+	<-rec.recording // the first call is answered and being recorded
+	go func() {
+		_, err := f.cl.Complete(t.Context(), userReq("op", "second"))
+		errs <- err
+	}()
+	select {
+	case <-rec.recording: // the second was sent and answered meanwhile
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second request waited for the first call's recording")
+	}
+	close(rec.release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("Complete: %v", err)
+		}
+	}
+}
+
 func TestCompleteUsage(t *testing.T) {
 	t.Parallel()
 	for _, format := range formats {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/imprint-dev/imprint/internal/testfiles"
+	"github.com/imprint-dev/imprint/postgres"
 )
 
 // benchNoEnv is an empty environment: no IMPRINT_* variable, so no LLM is
@@ -25,7 +26,8 @@ func benchNoEnv(string) (string, bool) { return "", false }
 // sub-benchmark. Only the import command is timed; it has closed the store
 // (everything committed) when it returns. messages/s and episodes/s are
 // what the summary reports as recorded and captured, over the timed wall
-// time.
+// time. The postgres-*-migrated rows import into a schema migrated
+// beforehand (untimed): the steady state, without creating the schema.
 func BenchmarkImportTestdata(b *testing.B) {
 	src := testfiles.Dir()
 	if _, err := os.Stat(src); err != nil {
@@ -49,6 +51,22 @@ func BenchmarkImportTestdata(b *testing.B) {
 		}
 		b.Run("postgres-"+c.name, func(b *testing.B) {
 			benchImport(b, c.flags, src, func() string { return pgtest.Schema(b) })
+		})
+		// The same into a schema migrated beforehand (untimed): the
+		// steady state of a database imported into more than once,
+		// without the fixed cost of creating the schema.
+		b.Run("postgres-"+c.name+"-migrated", func(b *testing.B) {
+			benchImport(b, c.flags, src, func() string {
+				u := pgtest.Schema(b)
+				db, err := postgres.Open(context.Background(), u)
+				if err != nil {
+					b.Fatalf("migrate the schema: %v", err)
+				}
+				if err := db.Close(); err != nil {
+					b.Fatal(err)
+				}
+				return u
+			})
 		})
 	}
 }

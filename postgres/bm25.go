@@ -195,6 +195,18 @@ func phraseLexemes(tq string) ([]string, bool) {
 // phrase of lexemes (none is, from keyword.Query's terms) counts one
 // occurrence where it matches.
 func wordScore(a *args, kind imprint.Kind, col string, tqs []string, idfs []float64, avgdl float64) (score, joins string) {
+	fs, joins := wordFreqs(a, kind, col, tqs)
+	k := bm25K(a, `x.ntok::float8`, avgdl)
+	parts := make([]string, len(tqs))
+	for i, f := range fs {
+		parts[i] = bm25Term(a, idfs[i], f, k)
+	}
+	return strings.Join(parts, " + "), joins
+}
+
+// wordFreqs returns the SQL of each word term's f in record x (float8;
+// see wordScore) and the lateral joins they read.
+func wordFreqs(a *args, kind imprint.Kind, col string, tqs []string) (fs []string, joins string) {
 	cols := bm25Columns[kind][col]
 	lexOf := make([][]string, len(tqs))
 	slot := map[string]int{}
@@ -224,22 +236,34 @@ func wordScore(a *args, kind imprint.Kind, col string, tqs []string, idfs []floa
 				bc.tsv+`, 'C', `+lexArg+`), '{c}')) u) c`+strconv.Itoa(c))
 		}
 	}
-	k := bm25K(a, `x.ntok::float8`, avgdl)
-	parts := make([]string, len(tqs))
+	fs = make([]string, len(tqs))
 	for i, ls := range lexOf {
-		var f string
 		if ls == nil {
-			f = `(CASE WHEN x.` + col + ` @@ ` + a.add(tqs[i]) + `::tsquery THEN 1 ELSE 0 END)::float8`
-		} else {
-			var fs []string
-			for c, bc := range cols {
-				fs = append(fs, `(`+phraseCount("c"+strconv.Itoa(c), ls, slot)+`)::float8 * `+a.add(bc.weight)+`::float8`)
-			}
-			f = `(` + strings.Join(fs, " + ") + `)`
+			fs[i] = `(CASE WHEN x.` + col + ` @@ ` + a.add(tqs[i]) + `::tsquery THEN 1 ELSE 0 END)::float8`
+			continue
 		}
-		parts[i] = bm25Term(a, idfs[i], f, k)
+		var cs []string
+		for c, bc := range cols {
+			cs = append(cs, `(`+phraseCount("c"+strconv.Itoa(c), ls, slot)+`)::float8 * `+a.add(bc.weight)+`::float8`)
+		}
+		fs[i] = `(` + strings.Join(cs, " + ") + `)`
 	}
-	return strings.Join(parts, " + "), strings.Join(js, "")
+	return fs, strings.Join(js, "")
+}
+
+// bm25Score is the score wordScore's SQL gives a record of length d whose
+// terms occur f times (fs, idfs in query order), with the same float64
+// operations in the same order as PostgreSQL's float8.
+func bm25Score(fs, idfs []float64, d, avgdl float64) float64 {
+	c := bm25Consts
+	k := c.k1 * (c.omb + (c.b*d)/avgdl)
+	s := 0.0
+	for i, f := range fs {
+		// The conversions keep the compiler from fusing a multiply
+		// and an add, which the server never does.
+		s += float64(idfs[i] * ((f * c.k1p1) / (f + k)))
+	}
+	return s
 }
 
 // phraseCount is the SQL of how often the phrase of lexemes ls occurs in

@@ -42,6 +42,9 @@ type DB struct {
 	// bm25Totals caches, by table, the totals of a large table's keyword
 	// indexes (bm25.go).
 	bm25Totals sync.Map
+	// termLimits, when set (by tests), replaces the keyword search's
+	// record counts of a large table and a common term (prune.go).
+	termLimits termLimits
 
 	// lexemes caches the tsvectors of the words written (tsvector.go).
 	lexemes lexemeCache

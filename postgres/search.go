@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -126,13 +125,9 @@ const exactCountBelow = 10000
 // its prepared statement has a generic plan.
 func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []string, tot kindTotals) (termStats, error) {
 	var a args
-	live := strings.TrimPrefix(strings.ReplaceAll(src.live, "x.", ""), " AND ")
-	where := func(cond string) string {
-		if live != "" {
-			return " WHERE " + live + " AND " + cond
-		}
-		return " WHERE " + cond
-	}
+	lim := db.limits()
+	countCap := lim.common + 1
+	where := func(cond string) string { return liveWhere(src, cond) }
 	// The record counts of the indexes are tot's (bm25.go); a word's
 	// idf is over the word index's, a CJK phrase's over the trigram
 	// index's, as FTS5's are.
@@ -145,15 +140,15 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	if big, _ := db.bigTables.Load(src.table); big == true {
 		limit = countCap
 	}
-	lim := ""
+	limSQL := ""
 	if len(words)+len(tri) > 0 {
-		lim = ` LIMIT ` + a.add(limit) + `::bigint`
+		limSQL = ` LIMIT ` + a.add(limit) + `::bigint`
 	}
 	for _, w := range words {
-		sel = append(sel, `(SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+where(col+` @@ `+termQuery(&a, w))+lim+`) n)`)
+		sel = append(sel, `(SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+where(col+` @@ `+termQuery(&a, w))+limSQL+`) n)`)
 	}
 	for _, t := range tri {
-		sel = append(sel, `(SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+where(`cjk LIKE `+a.add(likePattern(t)))+lim+`) n)`)
+		sel = append(sel, `(SELECT COUNT(*) FROM (SELECT 1 FROM `+src.table+where(`cjk LIKE `+a.add(likePattern(t)))+limSQL+`) n)`)
 	}
 	for _, w := range words {
 		sel = append(sel, termQuery(&a, w)+`::text`)
@@ -170,7 +165,7 @@ func (db *DB) idfs(ctx context.Context, src hitSource, col string, words, tri []
 	if err := db.pool.QueryRow(ctx, `SELECT `+strings.Join(sel, ", "), a...).Scan(dst...); err != nil {
 		return termStats{}, err
 	}
-	db.bigTables.Store(src.table, tot.at >= exactCountBelow)
+	db.bigTables.Store(src.table, tot.at >= lim.exactBelow)
 	if limit != nil {
 		for i, n := range counts[1:] {
 			if n < countCap {
@@ -212,11 +207,9 @@ type termStats struct {
 // search ranks first the records holding its rarer terms, and reads the
 // records holding only common terms only when they could still rank. In a
 // large table (exactCountBelow) the records of a term are counted up to
-// countCap, and a common term's count is the planner's estimate.
-const (
-	pruneAbove = 2000
-	countCap   = pruneAbove + 1
-)
+// one more, and a common term's count is the planner's estimate
+// (termLimits).
+const pruneAbove = 2000
 
 // estimateRows is the planner's estimate of the rows query returns.
 func (db *DB) estimateRows(ctx context.Context, query string) (int64, error) {
@@ -224,15 +217,7 @@ func (db *DB) estimateRows(ctx context.Context, query string) (int64, error) {
 	if err := db.pool.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+query).Scan(&plan); err != nil {
 		return 0, err
 	}
-	var out []struct {
-		Plan struct {
-			Rows float64 `json:"Plan Rows"`
-		}
-	}
-	if err := json.Unmarshal([]byte(plan), &out); err != nil || len(out) == 0 {
-		return 0, fmt.Errorf("explain %q: %v", query, err)
-	}
-	return int64(out[0].Plan.Rows), nil
+	return planRows(plan)
 }
 
 // searchIndex returns up to want hits of the kind matching any word term
@@ -258,8 +243,14 @@ func (db *DB) searchIndex(ctx context.Context, q imprint.TextQuery, src hitSourc
 	if err != nil {
 		return nil, err
 	}
+	return db.searchWith(ctx, q, src, col, words, tri, st, want)
+}
+
+// searchWith is searchIndex with the terms' stats st.
+func (db *DB) searchWith(ctx context.Context, q imprint.TextQuery, src hitSource, col string, words, tri []string, st termStats, want int) ([]scored, error) {
 	all := func(int64) bool { return true }
-	rare := func(n int64) bool { return n <= pruneAbove }
+	common := db.limits().common
+	rare := func(n int64) bool { return n <= common }
 	bound, nRare, nCommon := 0.0, 0, 0
 	for i, n := range st.wordHits {
 		if rare(n) {
@@ -370,7 +361,13 @@ func (db *DB) SearchText(ctx context.Context, q imprint.TextQuery) ([]imprint.Hi
 		if len(part.words)+len(part.tri) == 0 {
 			continue
 		}
-		hits, err := db.searchIndex(ctx, q, src, "words", part.words, part.tri, depth)
+		var hits []scored
+		var err error
+		if q.Kind == imprint.KindMemory && len(part.tri) == 0 {
+			hits, _, _, err = db.searchMemories(ctx, q, src, "words", part.words, depth)
+		} else {
+			hits, err = db.searchIndex(ctx, q, src, "words", part.words, part.tri, depth)
+		}
 		if err != nil {
 			return nil, dbErr("search text", err)
 		}

@@ -76,27 +76,11 @@ func benchFixture(b, owner *testing.B, kind string) *benchStore {
 		b.Fatal(f.err)
 	}
 	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < benchRows; i += 8 {
-				m := imprint.Memory{ID: fmt.Sprintf("m%06d", i), Scope: benchScope, SessionID: fmt.Sprintf("s%03d", i/1000),
-					Content: benchtext.Row(f.texts, i), Type: imprint.MemoryEpisodic, Priority: 60}
-				if err := f.st.PutMemory(ctx, m, nil); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		f.err = err
-		b.Fatal(err)
+	if f.err = putMemories(ctx, f.st, benchRows, func(i int) imprint.Memory {
+		return imprint.Memory{ID: fmt.Sprintf("m%06d", i), Scope: benchScope, SessionID: fmt.Sprintf("s%03d", i/1000),
+			Content: benchtext.Row(f.texts, i), Type: imprint.MemoryEpisodic, Priority: 60}
+	}); f.err != nil {
+		b.Fatal(f.err)
 	}
 	b.Logf("%s fixture: %d memories in %v", kind, benchRows, time.Since(start).Round(time.Millisecond))
 	return f
@@ -129,6 +113,27 @@ func benchSchema(b *testing.B) (string, bool) {
 		b.Fatal(err)
 	}
 	return u, true
+}
+
+// putMemories puts memories 0 to n-1 (made by mk) into st with 8 writers.
+func putMemories(ctx context.Context, st imprint.Store, n int, mk func(i int) imprint.Memory) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 8 {
+				if err := st.PutMemory(ctx, mk(i), nil); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 func benchKinds(b *testing.B) []string {

@@ -31,37 +31,23 @@ func TestSearchMemoriesExact(t *testing.T) {
 	other := imprint.Scope{Tenant: "t", User: "other", Agent: "a"}
 	df := map[string]int{}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < rows; i += 8 {
-				m := imprint.Memory{ID: fmt.Sprintf("m%05d", i), Scope: scope, SessionID: fmt.Sprintf("s%d", i%7),
-					Content: benchtext.Row(texts, i), Type: imprint.MemoryEpisodic}
-				if i%10 == 9 {
-					m.Scope = other // counted for the idf, never a hit
-				}
-				mu.Lock()
-				seen := map[string]bool{}
-				for _, tok := range keyword.Tokenize(strings.ToLower(m.Content)) {
-					if !tok.CJK && len(tok.Text) >= 3 && !seen[tok.Text] && !keyword.IsStopWord(tok.Text) {
-						seen[tok.Text] = true
-						df[tok.Text]++
-					}
-				}
-				mu.Unlock()
-				if err := db.PutMemory(ctx, m, nil); err != nil {
-					errs <- err
-					return
-				}
+	if err := putMemories(ctx, db, rows, func(i int) imprint.Memory {
+		m := imprint.Memory{ID: fmt.Sprintf("m%05d", i), Scope: scope, SessionID: fmt.Sprintf("s%d", i%7),
+			Content: benchtext.Row(texts, i), Type: imprint.MemoryEpisodic}
+		if i%10 == 9 {
+			m.Scope = other // counted for the idf, never a hit
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		seen := map[string]bool{}
+		for _, tok := range keyword.Tokenize(strings.ToLower(m.Content)) {
+			if !tok.CJK && len(tok.Text) >= 3 && !seen[tok.Text] && !keyword.IsStopWord(tok.Text) {
+				seen[tok.Text] = true
+				df[tok.Text]++
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+		}
+		return m
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.pool.Exec(ctx, `ANALYZE memories`); err != nil {

@@ -1,6 +1,7 @@
 // Package postgres is imprint's PostgreSQL store: every method of the
 // root Store seam and of imprint serve's ServiceStore, and the optional
-// capabilities (BatchAppender, CaptureSaver, TermCounter, Browser and a
+// capabilities (BatchAppender, CaptureSaver, MemoryBatchWriter,
+// LiveHashLister, TermCounter, Browser and a
 // JobEngineHost of pgx.Tx, for River), on github.com/jackc/pgx/v5
 // (pgxpool), with numbered embedded migrations. Several processes may
 // share one database: writes that must not interleave take row locks, and

@@ -45,6 +45,12 @@ type DB struct {
 	// termLimits, when set (by tests), replaces the keyword search's
 	// record counts of a large table and a common term (prune.go).
 	termLimits termLimits
+	// occ keeps, by ts_rank, the number of positions of one lexeme
+	// (prune.go, occurrences).
+	occ struct {
+		mu    sync.Mutex
+		ranks map[float32]int
+	}
 
 	// lexemes caches the tsvectors of the words written (tsvector.go).
 	lexemes lexemeCache

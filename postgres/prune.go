@@ -212,16 +212,36 @@ func (db *DB) searchMemories(ctx context.Context, q imprint.TextQuery, src hitSo
 // record cost the client more than the server's whole search.
 func (db *DB) readRare(ctx context.Context, q imprint.TextQuery, src hitSource, col string, tqs []string,
 	common []bool, limit int64, limited bool) (counts []int64, rare rareRows, complete bool, err error) {
+	occ, err := db.occurrences(ctx, q.Kind, col)
+	if err != nil {
+		return nil, rare, false, err
+	}
 	var a args
 	filter := hitFilter(&a, q.Scope, q.SessionID, q.Workspace, q.IncludeGlobal, q.ExcludeIDs, src)
-	fs, joins := wordFreqs(&a, q.Kind, col, tqs)
+	// A one-word term's f is its number of positions, which ts_rank
+	// tells (occurrences) for a fraction of the cost of wordFreqs' lateral
+	// reading of the record's positions; a phrase's is wordFreqs'.
+	byRank := make([]bool, len(tqs))
+	var phrases []string
+	for i, tq := range tqs {
+		if ls, ok := phraseLexemes(tq); ok && len(ls) == 1 && occ != nil {
+			byRank[i] = true
+		} else {
+			phrases = append(phrases, tq)
+		}
+	}
+	fs, joins := wordFreqs(&a, q.Kind, col, phrases)
 	inner := []string{`x.rid`, `(` + filter + `) AS ok`, `x.ntok`}
 	outer := []string{`count(*)`}
 	var aggs, anyWord []string
 	for i, tq := range tqs {
 		t := a.add(tq) + `::tsquery`
 		n := strconv.Itoa(i)
-		inner = append(inner, `x.`+col+` @@ `+t+` AS m`+n, fs[i]+` AS f`+n)
+		f := `ts_rank('{1, 1, 1, 1}', x.` + col + `, ` + t + `)`
+		if !byRank[i] {
+			f, fs = fs[0], fs[1:]
+		}
+		inner = append(inner, `x.`+col+` @@ `+t+` AS m`+n, f+` AS f`+n)
 		outer = append(outer, `count(*) FILTER (WHERE s.m`+n+`)`)
 		aggs = append(aggs, `array_agg(s.f`+n+`) FILTER (WHERE s.ok)`)
 		if !common[i] {
@@ -246,13 +266,18 @@ func (db *DB) readRare(ctx context.Context, q imprint.TextQuery, src hitSource, 
 	counts = make([]int64, len(tqs))
 	var rows int64
 	rare.f = make([][]float64, len(tqs))
+	ranks := make([][]float32, len(tqs))
 	dst := []any{&rows}
 	for i := range counts {
 		dst = append(dst, &counts[i])
 	}
 	dst = append(dst, &rare.rid, &rare.ntok)
 	for i := range rare.f {
-		dst = append(dst, &rare.f[i])
+		if byRank[i] {
+			dst = append(dst, &ranks[i])
+		} else {
+			dst = append(dst, &rare.f[i])
+		}
 	}
 	if err := db.pool.QueryRow(ctx, query, a...).Scan(dst...); err != nil {
 		return nil, rare, false, err
@@ -260,12 +285,80 @@ func (db *DB) readRare(ctx context.Context, q imprint.TextQuery, src hitSource, 
 	if limited && rows > limit {
 		return nil, rare, false, nil
 	}
+	for i, rs := range ranks {
+		if !byRank[i] {
+			continue
+		}
+		rare.f[i] = make([]float64, len(rs))
+		for j, r := range rs {
+			n, ok := occ[r]
+			if !ok {
+				return nil, rare, false, nil // not a rank of one lexeme's positions: rank in SQL
+			}
+			rare.f[i][j] = n
+		}
+	}
 	for _, f := range rare.f {
 		if len(f) != len(rare.rid) {
 			return nil, rare, false, fmt.Errorf("read rare terms: %d frequencies of %d records", len(f), len(rare.rid))
 		}
 	}
 	return counts, rare, true, nil
+}
+
+// maxPositions is how many positions a tsvector keeps of one lexeme.
+const maxPositions = 256
+
+// occurrences maps ts_rank('{1, 1, 1, 1}', v, 'l') of a tsvector v holding
+// lexeme l at n positions (0 to maxPositions) to wordFreqs' f of a word
+// term in column col of kind, n times the column's weight, as the server
+// computes both: a one-word query's ts_rank is a sum over the lexeme's
+// positions and nothing else, distinct for each n. Nil (no mapping) when
+// the column is not one document column (bm25Columns) or two counts rank
+// alike. It is read from the server once per DB.
+func (db *DB) occurrences(ctx context.Context, kind imprint.Kind, col string) (map[float32]float64, error) {
+	cols := bm25Columns[kind][col]
+	if len(cols) != 1 || cols[0].tsv != "x."+col {
+		return nil, nil
+	}
+	db.occ.mu.Lock()
+	defer db.occ.mu.Unlock()
+	if db.occ.ranks == nil {
+		rows, err := db.pool.Query(ctx, `SELECT n, ts_rank('{1, 1, 1, 1}', CASE WHEN n = 0 THEN 'b:1'::tsvector
+			ELSE ('a:' || (SELECT string_agg(i::text, ',') FROM generate_series(1, n) i))::tsvector END, 'a'::tsquery)
+			FROM generate_series(0, $1::int) n`, maxPositions)
+		if err != nil {
+			return nil, err
+		}
+		ranks := map[float32]int{}
+		for rows.Next() {
+			var n int
+			var r float32
+			if err := rows.Scan(&n, &r); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if _, dup := ranks[r]; dup {
+				ranks[r] = -1
+				continue
+			}
+			ranks[r] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		db.occ.ranks = ranks
+	}
+	out := make(map[float32]float64, len(db.occ.ranks))
+	for r, n := range db.occ.ranks {
+		if n < 0 {
+			return nil, nil
+		}
+		// wordFreqs' SQL: (count)::float8 * weight::float8.
+		out[r] = float64(n) * cols[0].weight
+	}
+	return out, nil
 }
 
 // scoreRare scores the records (bm25Score) and returns the want best, ties

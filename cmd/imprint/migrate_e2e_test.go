@@ -51,11 +51,12 @@ var listings = [][]string{
 
 // searches are the queries of the search comparison: words of LoCoMo's
 // messages and memories and of τ-bench's traces, a speaker's name, tool
-// names, CJK runs of three or more characters (the trigram index) and of
-// two (a bigram of the word index), and text mixing both.
+// names, words Porter's stemmer and Snowball's English stem apart, CJK
+// runs of three or more characters (the trigram index) and of two (a
+// bigram of the word index), and text mixing both.
 var searches = []string{"support group", "refund for my flight", "painting", "cancel reservation", "Caroline adoption",
 	"What did Melanie paint", "baggage allowance gold member", "update_reservation_flights", "cancel_reservation",
-	"charity race", "天気", "東京の天気", "蜂蜜を買った", "北京 烤鸭", "imprint 東京 tram"}
+	"charity race", "excited friends", "hopeful about the flights", "天気", "東京の天気", "蜂蜜を買った", "北京 烤鸭", "imprint 東京 tram"}
 
 // searchRuns are the search commands compared before and after a
 // migration, each run with every query of searches.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,9 +17,9 @@ import (
 )
 
 // envTimeline names a directory: when set, BenchmarkNodesLLMBound writes
-// there, per run, a JSON timeline of the workload (every LLM call and
-// every River job of every node, the CPU time of each process) for
-// scripts/nodes-timeline.py to read.
+// there, per run, a JSON timeline of the workload (every request, LLM call
+// and River job of every node, the CPU time of each process) and logs its
+// summary (timeline.summary).
 const envTimeline = "IMPRINT_BENCH_TIMELINE"
 
 // timeline is one run of the LLM-bound workload, times in milliseconds
@@ -27,6 +29,7 @@ type timeline struct {
 	Posted     float64        `json:"posted_ms"`  // every session posted and ended
 	Drained    float64        `json:"drained_ms"` // waitDrained returned
 	Slots      int            `json:"slots_per_node"`
+	Cores      int            `json:"cores"`
 	Calls      []timelineCall `json:"calls"`
 	Jobs       []timelineJob  `json:"jobs"`
 	ServeCPU   []float64      `json:"serve_cpu_ms"` // user+system of each imprint serve during the run
@@ -166,10 +169,11 @@ func procCPU(pid int) float64 {
 	return (u + st) * 10
 }
 
-// writeTimeline collects the run's timeline into dir.
-func writeTimeline(ctx context.Context, dir, storeURL string, start, posted, drained time.Time, procs []*serveProc, llms []*crashLLM, clients []*workloadClient, before, after cpuClock, slots int) error {
+// writeTimeline collects the run's timeline into dir and returns its
+// summary.
+func writeTimeline(ctx context.Context, dir, storeURL string, start, posted, drained time.Time, procs []*serveProc, llms []*crashLLM, clients []*workloadClient, before, after cpuClock, slots int) (string, error) {
 	ms := func(t time.Time) float64 { return float64(t.Sub(start).Microseconds()) / 1000 }
-	tl := timeline{Nodes: len(procs), Posted: ms(posted), Drained: ms(drained), Slots: slots, NodeIDs: map[string]int{}}
+	tl := timeline{Nodes: len(procs), Posted: ms(posted), Drained: ms(drained), Slots: slots, Cores: runtime.NumCPU(), NodeIDs: map[string]int{}}
 	for i, f := range llms {
 		f.mu.Lock()
 		for _, c := range f.calls {
@@ -193,20 +197,20 @@ func writeTimeline(ctx context.Context, dir, storeURL string, start, posted, dra
 	}
 	conn, err := pgxpool.New(ctx, storeURL)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer conn.Close()
 	rows, err := conn.Query(ctx, `SELECT id, kind, coalesce(args->>'session_id',''), coalesce(args->>'episode_id',''), state::text, attempt,
 		created_at, attempted_at, finalized_at, coalesce(attempted_by, '{}') FROM river_job ORDER BY id`)
 	if err != nil {
-		return err
+		return "", err
 	}
 	for rows.Next() {
 		var j timelineJob
 		var created time.Time
 		var attempted, finalized *time.Time
 		if err := rows.Scan(&j.ID, &j.Kind, &j.Session, &j.Episode, &j.State, &j.Attempt, &created, &attempted, &finalized, &j.By); err != nil {
-			return err
+			return "", err
 		}
 		j.Created = ms(created)
 		if attempted != nil {
@@ -220,12 +224,78 @@ func writeTimeline(ctx context.Context, dir, storeURL string, start, posted, dra
 		tl.Jobs = append(tl.Jobs, j)
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return "", err
 	}
 	b, err := json.MarshalIndent(tl, "", " ")
 	if err != nil {
-		return err
+		return "", err
 	}
 	name := filepath.Join(dir, fmt.Sprintf("nodes%d-%d.json", len(procs), time.Now().UnixNano()))
-	return os.WriteFile(name, b, 0o644)
+	return name + ": " + tl.summary(), os.WriteFile(name, b, 0o644)
+}
+
+// summary says where the LLM slots' time went, in slot-seconds from the
+// first call to the last reply: busy answering calls, idle while jobs
+// waited in the queue, idle with no job waiting; and jobs held by a worker
+// but not in an LLM call (store work, or waiting for a slot). Then the
+// calls per node and the CPU time.
+func (tl timeline) summary() string {
+	node := func(j timelineJob) int {
+		if len(j.By) == 0 {
+			return -1
+		}
+		parts := strings.Split(j.By[len(j.By)-1], "-")
+		if len(parts) < 3 {
+			return -1
+		}
+		if n, ok := tl.NodeIDs[parts[len(parts)-2]]; ok {
+			return n
+		}
+		return -1
+	}
+	first, last, busy := math.Inf(1), 0.0, 0.0
+	perNode := make([]int, tl.Nodes)
+	for _, c := range tl.Calls {
+		first, last, busy = math.Min(first, c.Start), math.Max(last, c.End), busy+c.End-c.Start
+		perNode[c.Node]++
+	}
+	const step = 5.0
+	var idleWaiting, idleEmpty, held float64
+	for t := first + step/2; t < last; t += step {
+		waiting := 0
+		running := make([]int, tl.Nodes)
+		for _, j := range tl.Jobs {
+			switch {
+			case j.Created <= t && (j.Attempted == nil || *j.Attempted > t):
+				waiting++
+			case j.Attempted != nil && *j.Attempted <= t && (j.Finalized == nil || *j.Finalized > t):
+				if n := node(j); n >= 0 {
+					running[n]++
+				}
+			}
+		}
+		inCall := make([]int, tl.Nodes)
+		for _, c := range tl.Calls {
+			if c.Start <= t && t < c.End {
+				inCall[c.Node]++
+			}
+		}
+		for n := range tl.Nodes {
+			free := float64(max(0, tl.Slots-inCall[n])) * step
+			if waiting > 0 {
+				idleWaiting += free
+			} else {
+				idleEmpty += free
+			}
+			held += float64(max(0, running[n]-inCall[n])) * step
+		}
+	}
+	serve := 0.0
+	for _, c := range tl.ServeCPU {
+		serve += c
+	}
+	return fmt.Sprintf("%d nodes: posted %.2f s, drained %.2f s; LLM slots %.1f slot-s busy, %.1f idle while jobs waited, %.1f idle with none waiting; "+
+		"%.1f job-s held outside an LLM call; calls per node %v; CPU s: serve %.2f, postgres %.2f, bench %.2f, machine %.2f of %.2f; load %s",
+		tl.Nodes, tl.Posted/1000, tl.Drained/1000, busy/1000, idleWaiting/1000, idleEmpty/1000, held/1000, perNode,
+		serve/1000, tl.PGCPU/1000, tl.BenchCPU/1000, tl.MachineCPU/1000, float64(tl.Cores)*tl.Drained/1000, tl.Load)
 }

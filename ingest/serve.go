@@ -35,16 +35,22 @@ func PlanEvery(extractIdle, episodeIdle time.Duration) time.Duration {
 	return min(max(d, minPlanEvery), maxPlanEvery)
 }
 
-// JobWorkers is how many job workers imprint serve runs. With an LLM, as
-// many as LLM calls may run at once (llmConcurrency, at least 2): jobs
-// mostly wait on the LLM. Without one, jobs are CPU work (heuristic
-// extraction, embedding), so one worker leaves the other core to the
-// requests agents are waiting on.
+// JobWorkers is how many job workers imprint serve runs. Without an LLM,
+// jobs are CPU work (heuristic extraction, embedding), so one worker leaves
+// the other core to the requests agents are waiting on. With one, jobs
+// mostly wait on the LLM: one worker per call that may be in flight
+// (llmConcurrency, at least 2), and half as many again, because a job does
+// store work before and after its calls (reading the episode or the window,
+// writing the trace or the memories) and with one worker per LLM slot that
+// slot idles meanwhile though other jobs wait. The LLM client's concurrency
+// still caps the calls in flight, and the extra workers are few, so a node
+// holds few jobs waiting for its LLM slots that another node could run.
 func JobWorkers(hasLLM bool, llmConcurrency int) int {
 	if !hasLLM {
 		return 1
 	}
-	return max(2, llmConcurrency)
+	w := max(2, llmConcurrency)
+	return w + (w+1)/2
 }
 
 // Service is the lifecycle of imprint serve: the HTTP server and the

@@ -78,7 +78,7 @@ func (n *Node) Serve(ctx context.Context, h ServeHooks) error {
 	if err != nil {
 		return err
 	}
-	workers := jobWorkers(m != nil, cfg.LLM.Concurrency)
+	workers := ingest.JobWorkers(m != nil, cfg.LLM.Concurrency)
 	sched, err := n.JobEngine(ctx, svc, schedule.Config{Workers: workers, BudgetRecheck: n.budgetRecheck()})
 	if err != nil {
 		return err
@@ -162,20 +162,4 @@ func (n *Node) Serve(ctx context.Context, h ServeHooks) error {
 		n.Logger.Info("serve stopped")
 	}
 	return err
-}
-
-// jobWorkers is how many jobs imprint serve runs at once: with an LLM,
-// half as many again as ingest.JobWorkers (one per LLM call that may be
-// in flight). A job does store work before and after its LLM calls (reading
-// the episode or the window, writing the trace or the memories); with one
-// worker per LLM slot that slot idles meanwhile, though other jobs wait. The
-// LLM client's llm.concurrency still caps the calls in flight, and the
-// extra workers are few, so that a node holds few jobs waiting for its LLM
-// slots that another node could run.
-func jobWorkers(hasLLM bool, llmConcurrency int) int {
-	w := ingest.JobWorkers(hasLLM, llmConcurrency)
-	if !hasLLM {
-		return w
-	}
-	return w + (w+1)/2
 }

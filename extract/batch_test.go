@@ -441,7 +441,7 @@ func (s *hashListingStore) HasLiveMemoryHash(ctx context.Context, scope imprint.
 }
 
 // With a store that lists live hashes, the batch planner asks once for
-// all its windows, and only the stored ones one by one (their workspace):
+// all the windows of a commit batch, and only the stored ones one by one (their workspace):
 // a fact stored before is still skipped, the new ones stored.
 func TestBatchAsksLiveHashesOnce(t *testing.T) {
 	t.Parallel()
@@ -466,8 +466,12 @@ func TestBatchAsksLiveHashesOnce(t *testing.T) {
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if hs.lists.Load() != 1 || hs.singles.Load() != 1 {
-		t.Errorf("%d listings and %d single lookups, want 1 and 1 (the stored fact)", hs.lists.Load(), hs.singles.Load())
+	// One listing per commit batch: s2 and s3 are committed together when
+	// s3 is planned by the time s2's batch is gathered, else one after the
+	// other (the gathering does not wait), so one or two listings; a
+	// lookup per memory would be three or more single lookups.
+	if l := hs.lists.Load(); l < 1 || l > 2 || hs.singles.Load() != 1 {
+		t.Errorf("%d listings and %d single lookups, want 1 or 2 (one per batch) and 1 (the stored fact)", l, hs.singles.Load())
 	}
 	after := e.liveContents()
 	if dec.Skip != 1 || dec.Store != len(after)-len(before) || dec.Store < 2 {

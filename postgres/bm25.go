@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"modernc.org/libc"
 
@@ -80,11 +81,20 @@ func (t indexTotals) avgdl() float64 {
 type kindTotals struct {
 	words, tri indexTotals
 	at         int64
+	// mods is the table's rows inserted, updated and deleted so far (the
+	// server's statistics, every node's writes), when counted.
+	mods    int64
+	counted time.Time
 }
 
-// totalsDrift is the change in a large table's record count after which
-// its totals are counted again.
+// totalsDrift is the change in a large table's record count, or the rows
+// written since (inserted, updated — a memory forgotten or superseded —
+// or deleted) as a share of it, after which its totals are counted again.
 const totalsDrift = 0.05
+
+// totalsMaxAge bounds how long a large table's totals are kept whatever
+// the statistics say (they may be off, track_counts, or reset).
+const totalsMaxAge = time.Minute
 
 // inWordIndex is the condition on a record of kind (no alias) for it to be
 // a row of SQLite's word index: every message is, a trace or memory with
@@ -100,7 +110,8 @@ func inWordIndex(kind imprint.Kind) string {
 // records of every scope, as FTS5 keeps them, in one statement: counted
 // when the table is small (below exactCountBelow records, by the
 // planner's count), else kept from the last count until the planner's
-// record count drifts by totalsDrift.
+// record count drifts by totalsDrift, rows written since reach that share
+// of it, or totalsMaxAge has passed.
 func (db *DB) totals(ctx context.Context, kind imprint.Kind, src hitSource) (kindTotals, error) {
 	live := strings.TrimPrefix(strings.ReplaceAll(src.live, "x.", ""), " AND ")
 	if live != "" {
@@ -114,27 +125,31 @@ func (db *DB) totals(ctx context.Context, kind imprint.Kind, src hitSource) (kin
 		if big {
 			cond = "true"
 		}
-		return `SELECT c.reltuples::bigint, t.* FROM pg_class c CROSS JOIN LATERAL (SELECT COUNT(*) FILTER (WHERE ` + in + `),
+		return `SELECT c.reltuples::bigint, pg_stat_get_tuples_inserted(c.oid) + pg_stat_get_tuples_updated(c.oid) +
+			pg_stat_get_tuples_deleted(c.oid), t.* FROM pg_class c CROSS JOIN LATERAL (SELECT COUNT(*) FILTER (WHERE ` + in + `),
 			COALESCE(SUM(ntok) FILTER (WHERE ` + in + `), 0), COUNT(*) FILTER (WHERE cjk <> ''),
 			COALESCE(SUM(char_length(cjk) - 2) FILTER (WHERE cjk <> ''), 0)
 			FROM ` + src.table + ` WHERE ` + live + cond + `) t WHERE c.oid = '` + src.table + `'::regclass`
 	}
 	var t kindTotals
 	read := func(big bool) error {
-		return db.pool.QueryRow(ctx, count(big)).Scan(&t.at, &t.words.rows, &t.words.tokens, &t.tri.rows, &t.tri.tokens)
+		return db.pool.QueryRow(ctx, count(big)).Scan(&t.at, &t.mods, &t.words.rows, &t.words.tokens, &t.tri.rows, &t.tri.tokens)
 	}
 	if err := read(false); err != nil || t.at < exactCountBelow {
 		return t, err
 	}
 	if v, ok := db.bm25Totals.Load(src.table); ok {
 		kept := v.(kindTotals)
-		if math.Abs(float64(t.at-kept.at)) <= totalsDrift*float64(max(kept.at, 1)) {
+		limit := totalsDrift * float64(max(kept.at, 1))
+		if math.Abs(float64(t.at-kept.at)) <= limit && math.Abs(float64(t.mods-kept.mods)) <= limit &&
+			time.Since(kept.counted) < totalsMaxAge {
 			return kept, nil
 		}
 	}
 	if err := read(true); err != nil {
 		return kindTotals{}, err
 	}
+	t.counted = time.Now()
 	db.bm25Totals.Store(src.table, t)
 	return t, nil
 }

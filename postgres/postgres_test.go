@@ -220,3 +220,52 @@ func TestSearchPrunesCommonTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestTotalsFollowRetiredMemories: a large table's bm25 totals (kept
+// between searches) are counted again once a tenth of its memories are
+// forgotten, though the table's row count does not move (a retired memory
+// stays a row): idf and avgdl are those of the live records, as on SQLite.
+func TestTotalsFollowRetiredMemories(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	ctx := t.Context()
+	scope := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	const rows, retired = exactCountBelow + 100, (exactCountBelow + 100) / 10
+	if err := putMemories(ctx, db, rows, func(i int) imprint.Memory {
+		return imprint.Memory{ID: fmt.Sprintf("m%05d", i), Scope: scope, Content: fmt.Sprintf("the trip went well, trip number %d", i), Type: imprint.MemoryEpisodic}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE memories`); err != nil {
+		t.Fatal(err)
+	}
+	src := hitSources[imprint.KindMemory]
+	tot, err := db.totals(ctx, imprint.KindMemory, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.words.rows != rows {
+		t.Fatalf("word index rows %d, want %d", tot.words.rows, rows)
+	}
+	for i := range retired {
+		if _, err := db.RetireMemory(ctx, scope, fmt.Sprintf("m%05d", i), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server's write statistics reach other sessions within its idle
+	// flush interval (10 s in PostgreSQL 15).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tot, err = db.totals(ctx, imprint.KindMemory, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tot.words.rows == rows-retired || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if tot.words.rows != rows-retired {
+		t.Errorf("word index rows %d after %d of %d memories were forgotten, want %d", tot.words.rows, retired, rows, rows-retired)
+	}
+}

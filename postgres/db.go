@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,13 +83,16 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, imprint.Invalidf("postgres url: %v", redactErr(err, url))
 	}
-	if sp, ok := cfg.ConnConfig.RuntimeParams["search_path"]; ok {
+	sp, setPath := cfg.ConnConfig.RuntimeParams["search_path"]
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		registerFloat4Array(c.TypeMap())
+		if !setPath {
+			return nil
+		}
 		// Set again on each connection: a server whose connections share
 		// one backend (PGlite's socket) ignores startup settings.
-		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-			_, err := c.Exec(ctx, `SELECT set_config('search_path', $1, false)`, sp)
-			return err
-		}
+		_, err := c.Exec(ctx, `SELECT set_config('search_path', $1, false)`, sp)
+		return err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -197,12 +201,17 @@ func (db *DB) migrate(ctx context.Context) error {
 			version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
 			return err
 		}
+		// The versions applied, in one query.
+		rows, err := tx.Query(ctx, `SELECT version FROM imprint_migrations`)
+		if err != nil {
+			return err
+		}
+		applied, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+		if err != nil {
+			return err
+		}
 		for _, m := range ms {
-			var n int
-			if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM imprint_migrations WHERE version = $1`, m.version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
+			if slices.Contains(applied, int32(m.version)) {
 				continue
 			}
 			body, err := migrationFiles.ReadFile("migrations/" + m.name)

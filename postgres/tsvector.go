@@ -1,8 +1,9 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,18 +21,31 @@ import (
 // it, and sends the assembled tsvectors as literals. The result is the
 // tsvector the server would have computed (TestTSVectorsMatchServer).
 
-// chunkLexemes is the tsvector of one chunk: its lexemes with their
-// positions counted from 1, and how many positions the chunk takes.
+// lexeme is one lexeme of the cache: its text, and its quoted literal
+// ('text', with \ and ' escaped), made once.
+type lexeme struct {
+	text, lit string
+}
+
+// lexPos is one position of a lexeme.
+type lexPos struct {
+	lex *lexeme
+	pos int
+}
+
+// chunkLexemes is the tsvector of one chunk: each position of each of its
+// lexemes (counted from 1), and how many positions the chunk takes.
 type chunkLexemes struct {
-	lexemes []string
-	pos     [][]int
-	span    int
+	ents []lexPos
+	span int
 }
 
 // lexemeCache maps chunks to their tsvectors, for the life of a DB.
 type lexemeCache struct {
 	mu     sync.Mutex
 	chunks map[string]*chunkLexemes
+	// lexemes interns the lexemes of the chunks (cleared with them).
+	lexemes map[string]*lexeme
 }
 
 // maxCachedChunks bounds the cache; it starts again empty when full.
@@ -45,124 +59,165 @@ const (
 	maxNumPos   = 256
 )
 
+// eachChunk calls f with each non-empty space-separated chunk of text.
+func eachChunk(text string, f func(string)) {
+	for text != "" {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			f(text)
+			return
+		}
+		if i > 0 {
+			f(text[:i])
+		}
+		text = text[i+1:]
+	}
+}
+
 // tsvectors returns for each text the literal of to_tsvector('imprint',
 // text), asking q (a connection or the caller's transaction) for the
 // chunks not cached yet in one statement.
 func (db *DB) tsvectors(ctx context.Context, q querier, texts ...string) ([]string, error) {
 	c := &db.lexemes
+	// refs holds the tsvector of every chunk of every text in turn, ends
+	// where each text's end; missing the chunks not cached, filled below.
+	refs := make([]*chunkLexemes, 0, 16*len(texts))
+	ends := make([]int, len(texts))
 	var missing []string
+	var fresh map[string]*chunkLexemes
 	c.mu.Lock()
 	if c.chunks == nil {
-		c.chunks = map[string]*chunkLexemes{}
+		c.chunks, c.lexemes = map[string]*chunkLexemes{}, map[string]*lexeme{}
 	}
-	// use holds the tsvector of every chunk of texts.
-	use := map[string]*chunkLexemes{}
-	for _, t := range texts {
-		for _, ch := range strings.Split(t, " ") {
-			if _, ok := use[ch]; ok || ch == "" {
-				continue
-			}
+	for i, t := range texts {
+		eachChunk(t, func(ch string) {
 			cl, ok := c.chunks[ch]
 			if !ok {
-				cl = &chunkLexemes{}
-				missing = append(missing, ch)
+				if cl, ok = fresh[ch]; !ok {
+					if fresh == nil {
+						fresh = map[string]*chunkLexemes{}
+					}
+					cl = &chunkLexemes{}
+					fresh[ch] = cl
+					missing = append(missing, ch)
+				}
 			}
-			use[ch] = cl
-		}
+			refs = append(refs, cl)
+		})
+		ends[i] = len(refs)
 	}
 	c.mu.Unlock()
 	if len(missing) > 0 {
-		rows, err := q.Query(ctx, `SELECT w.o, l.lexeme, l.positions
-			FROM unnest($1::text[]) WITH ORDINALITY AS w(t, o), unnest(to_tsvector('imprint', w.t)) AS l`, missing)
-		if err != nil {
+		if err := db.fetchChunks(ctx, q, missing, fresh); err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var o int
-			var lex string
-			var pos []int16
-			if err := rows.Scan(&o, &lex, &pos); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			cl := use[missing[o-1]]
-			ps := make([]int, len(pos))
-			for i, p := range pos {
-				ps[i] = int(p)
-				cl.span = max(cl.span, int(p))
-			}
-			cl.lexemes = append(cl.lexemes, lex)
-			cl.pos = append(cl.pos, ps)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		if len(c.chunks)+len(missing) > maxCachedChunks {
-			c.chunks = map[string]*chunkLexemes{}
-		}
-		for _, ch := range missing {
-			c.chunks[ch] = use[ch]
-		}
-		c.mu.Unlock()
 	}
 	out := make([]string, len(texts))
-	for i, t := range texts {
-		out[i] = assembleTSVector(t, func(ch string) *chunkLexemes { return use[ch] })
+	var ents []lexPos
+	var b []byte
+	start := 0
+	for i, end := range ends {
+		ents = ents[:0]
+		offset := 0
+		for _, cl := range refs[start:end] {
+			for _, e := range cl.ents {
+				ents = append(ents, lexPos{e.lex, offset + e.pos})
+			}
+			offset += cl.span
+		}
+		start = end
+		b = appendTSVector(b[:0], ents)
+		out[i] = string(b)
 	}
 	return out, nil
 }
 
-// assembleTSVector builds the tsvector literal of text from the tsvectors
-// of its chunks, as to_tsvector does: each lexeme's positions ascending,
-// capped at maxEntryPos, a position once, at most maxNumPos-1 of them.
-func assembleTSVector(text string, chunk func(string) *chunkLexemes) string {
-	positions := map[string][]int{}
-	var order []string
-	offset := 0
-	for _, ch := range strings.Split(text, " ") {
-		if ch == "" {
+// fetchChunks asks q for the tsvectors of the chunks missing, fills their
+// entries of fresh and adds them to the cache.
+func (db *DB) fetchChunks(ctx context.Context, q querier, missing []string, fresh map[string]*chunkLexemes) error {
+	type row struct {
+		o   int
+		lex string
+		pos []int16
+	}
+	rows, err := q.Query(ctx, `SELECT w.o, l.lexeme, l.positions
+		FROM unnest($1::text[]) WITH ORDINALITY AS w(t, o), unnest(to_tsvector('imprint', w.t)) AS l`, missing)
+	if err != nil {
+		return err
+	}
+	var got []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.o, &r.lex, &r.pos); err != nil {
+			rows.Close()
+			return err
+		}
+		got = append(got, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	c := &db.lexemes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.chunks)+len(missing) > maxCachedChunks {
+		c.chunks, c.lexemes = map[string]*chunkLexemes{}, map[string]*lexeme{}
+	}
+	for _, r := range got {
+		lx, ok := c.lexemes[r.lex]
+		if !ok {
+			lx = &lexeme{text: r.lex, lit: `'` + strings.ReplaceAll(strings.ReplaceAll(r.lex, `\`, `\\`), `'`, `''`) + `'`}
+			c.lexemes[r.lex] = lx
+		}
+		cl := fresh[missing[r.o-1]]
+		for _, p := range r.pos {
+			cl.ents = append(cl.ents, lexPos{lx, int(p)})
+			cl.span = max(cl.span, int(p))
+		}
+	}
+	for _, ch := range missing {
+		c.chunks[ch] = fresh[ch]
+	}
+	return nil
+}
+
+// appendTSVector appends to b the tsvector literal of the lexeme positions
+// ents (sorted in place), as to_tsvector makes it: lexemes in byte order,
+// each one's positions ascending, capped at maxEntryPos, a position once, at
+// most maxNumPos-1 of them.
+func appendTSVector(b []byte, ents []lexPos) []byte {
+	slices.SortFunc(ents, func(x, y lexPos) int {
+		// Lexemes are interned, but a chunk cached before the cache was
+		// emptied may hold a copy of one.
+		if x.lex != y.lex {
+			if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(x.pos, y.pos)
+	})
+	var cur *lexeme
+	n, last := 0, 0
+	for _, e := range ents {
+		if cur == nil || e.lex != cur && e.lex.text != cur.text {
+			if cur != nil {
+				b = append(b, ' ')
+			}
+			b = append(b, e.lex.lit...)
+			cur, n, last = e.lex, 0, 0
+		}
+		p := min(e.pos, maxEntryPos)
+		if n > 0 && (p == last || last == maxEntryPos || n >= maxNumPos-1) {
 			continue
 		}
-		cl := chunk(ch)
-		for i, lex := range cl.lexemes {
-			ps, seen := positions[lex]
-			if !seen {
-				order = append(order, lex)
-			}
-			for _, p := range cl.pos[i] {
-				ps = append(ps, offset+p)
-			}
-			positions[lex] = ps
+		if n == 0 {
+			b = append(b, ':')
+		} else {
+			b = append(b, ',')
 		}
-		offset += cl.span
+		b = strconv.AppendInt(b, int64(p), 10)
+		n, last = n+1, p
 	}
-	sort.Strings(order)
-	var b strings.Builder
-	for i, lex := range order {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(lex, `\`, `\\`), `'`, `''`))
-		b.WriteByte('\'')
-		ps := positions[lex]
-		sort.Ints(ps)
-		n, last := 0, 0
-		for _, p := range ps {
-			p = min(p, maxEntryPos)
-			if n > 0 && (p == last || last == maxEntryPos || n >= maxNumPos-1) {
-				continue
-			}
-			if n == 0 {
-				b.WriteByte(':')
-			} else {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(p))
-			n, last = n+1, p
-		}
-	}
-	return b.String()
+	return b
 }

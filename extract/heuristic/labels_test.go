@@ -25,13 +25,13 @@ type labelledSentence struct {
 	Want          string       `json:"want"`
 }
 
-func readLabels(t *testing.T, name string) []labelledSentence {
+func readLabels(t testing.TB, name string) []labelledSentence {
 	t.Helper()
 	return readJSONLines[labelledSentence](t, filepath.Join("testdata", name))
 }
 
 // readJSONLines reads a JSONL file of T.
-func readJSONLines[T any](t *testing.T, path string) []T {
+func readJSONLines[T any](t testing.TB, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

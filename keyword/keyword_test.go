@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,5 +149,77 @@ func TestTimePhrasesNearTimeWordsFindEveryPhrase(t *testing.T) {
 	}
 	if found < 50 {
 		t.Errorf("only %d phrases in %d texts: the test shows little", found, len(texts))
+	}
+}
+
+// TestTimePhraseGateChangesNothing runs every phrase timePhrase knows, in
+// sentences and in other cases, and the shared test data through
+// FindTimePhrase and findTimePhrases, and through the pattern alone: the
+// word check in front of it (mayHaveTimePhrase) may only skip texts the
+// pattern finds nothing in.
+func TestTimePhraseGateChangesNothing(t *testing.T) {
+	t.Parallel()
+	weekdays := []string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+	var phrases []string
+	phrases = append(phrases, "the day before yesterday", "yesterday", "today", "tonight", "tomorrow", "earlier today",
+		"later today", "the other day", "recently", "lately", "just now")
+	for _, u := range append([]string{"morning", "afternoon", "evening", "week", "weekend", "month", "year"}, weekdays...) {
+		phrases = append(phrases, "this "+u)
+	}
+	for _, u := range append([]string{"night", "week", "weekend", "month", "year"}, weekdays...) {
+		phrases = append(phrases, "last "+u)
+	}
+	for _, u := range append([]string{"week", "weekend", "month", "year"}, weekdays...) {
+		phrases = append(phrases, "next "+u)
+	}
+	for _, d := range weekdays {
+		phrases = append(phrases, "on "+d)
+	}
+	for _, n := range []string{"a", "an", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "12", "a few", "few", "a couple of", "couple of", "a couple"} {
+		for _, u := range []string{"day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year", "years"} {
+			phrases = append(phrases, n+" "+u+" ago")
+		}
+	}
+	for _, n := range []string{"a", "one", "two", "three", "four", "five", "3", "a few", "a couple of"} {
+		for _, u := range []string{"day", "days", "week", "weeks"} {
+			phrases = append(phrases, "in "+n+" "+u)
+		}
+	}
+	var texts []string
+	for _, p := range phrases {
+		texts = append(texts, p, strings.ToUpper(p), "I went there "+p+", and then home.", "("+p+")", "x"+p, p+"s", "Ok:"+strings.ToUpper(p[:1])+p[1:]+"!")
+	}
+	for _, f := range []string{"locomo/locomo-2conv.json", "tau-bench/airline-40.json"} {
+		raw, err := os.ReadFile(testfiles.Path(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`"(?:text|content)": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
+			texts = append(texts, m[1])
+		}
+	}
+	found, skipped := 0, 0
+	for _, text := range texts {
+		lower := asciiLower(text)
+		want := timePhrase.FindAllString(lower, -1)
+		if got := findTimePhrases(text); !slices.Equal(got, want) {
+			t.Errorf("%q: findTimePhrases %q, the pattern alone %q", text, got, want)
+		}
+		first := ""
+		if loc := timePhrase.FindStringIndex(lower); loc != nil {
+			first = text[loc[0]:loc[1]]
+		}
+		if got := FindTimePhrase(text); got != first {
+			t.Errorf("%q: FindTimePhrase %q, the pattern alone %q", text, got, first)
+		}
+		if len(want) > 0 {
+			found++
+		}
+		if !mayHaveTimePhrase(text) {
+			skipped++
+		}
+	}
+	if found < 500 || skipped < 500 {
+		t.Errorf("%d texts with a phrase, %d skipped: the test shows little", found, skipped)
 	}
 }

@@ -16,6 +16,9 @@ var timePhrase = regexp.MustCompile(`\b(?:the day before yesterday|yesterday|tod
 // ("yesterday", "Last weekend", "a couple of days ago", ...), as s writes
 // it, "" when none.
 func FindTimePhrase(s string) string {
+	if !mayHaveTimePhrase(s) {
+		return ""
+	}
 	loc := timePhrase.FindStringIndex(asciiLower(s))
 	if loc == nil {
 		return ""
@@ -25,7 +28,88 @@ func FindTimePhrase(s string) string {
 
 // findTimePhrases returns every English relative time phrase in s, in
 // lower case.
-func findTimePhrases(s string) []string { return timePhrase.FindAllString(asciiLower(s), -1) }
+func findTimePhrases(s string) []string {
+	if !mayHaveTimePhrase(s) {
+		return nil
+	}
+	return timePhrase.FindAllString(asciiLower(s), -1)
+}
+
+// Words of timePhrase, for mayHaveTimePhrase.
+const (
+	tpThis = 1 << iota // this, last, next or on: before a unit or a weekday
+	tpUnit             // a unit or a weekday after them
+	tpIn
+	tpDays // day(s) or week(s), after "in" and a number
+	tpJust
+	tpNow
+	tpOther
+	tpDay
+)
+
+// mayHaveTimePhrase is a cheap necessary condition for timePhrase to match
+// s lower-cased: every word of a match is a whole ASCII word of s (the
+// pattern is bounded by \b and its words by spaces), and each of its
+// phrases has "yesterday", "today", "tonight", "tomorrow", "ago",
+// "recently" or "lately", or "just" and "now", "other" and "day", "in"
+// and a day or week, or "this", "last", "next" or "on" and a unit of
+// time or a weekday.
+func mayHaveTimePhrase(s string) bool {
+	var seen int
+	var buf [16]byte
+	for i := 0; i < len(s); {
+		if !isASCIIWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isASCIIWordByte(s[j]) {
+			j++
+		}
+		if j-i > len(buf) || j-i < 2 {
+			i = j
+			continue
+		}
+		w := buf[:j-i]
+		for k := range w {
+			c := s[i+k]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			w[k] = c
+		}
+		i = j
+		switch string(w) {
+		case "yesterday", "today", "tonight", "tomorrow", "ago", "recently", "lately":
+			return true
+		case "this", "last", "next", "on":
+			seen |= tpThis
+		case "morning", "afternoon", "evening", "weekend", "month", "year", "night",
+			"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday":
+			seen |= tpUnit
+		case "week":
+			seen |= tpUnit | tpDays
+		case "weeks", "days":
+			seen |= tpDays
+		case "day":
+			seen |= tpDays | tpDay
+		case "in":
+			seen |= tpIn
+		case "just":
+			seen |= tpJust
+		case "now":
+			seen |= tpNow
+		case "other":
+			seen |= tpOther
+		}
+	}
+	return seen&(tpThis|tpUnit) == tpThis|tpUnit || seen&(tpIn|tpDays) == tpIn|tpDays ||
+		seen&(tpJust|tpNow) == tpJust|tpNow || seen&(tpOther|tpDay) == tpOther|tpDay
+}
+
+func isASCIIWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
 
 // asciiLower lower-cases the ASCII letters of s and nothing else, so every
 // byte stays where it was.

@@ -24,26 +24,26 @@ var (
 	enQuestionStart = regexp.MustCompile(`(?i)^(?:what|how|why|who|whom|whose|where|when|which|do you|did you|does|are you|were you|can you|could you|would you|will you|have you|has|is it|is that|is there|any chance|wanna|want to)\b`)
 
 	// Persona.
-	enPrefer = regexp.MustCompile(`(?i)\bI\s+` + enAdv + `(prefer|like|love|enjoy|adore|hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|can't live without)\s+(\S+)`)
+	enPrefer = newClausePattern(`(?i)\bI\s+`+enAdv+`(prefer|like|love|enjoy|adore|hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|can't live without)\s+(\S+)`, "i")
 	// Objects of like/love that make a remark about the listener or the
 	// moment, not a preference.
 	enPreferSkip = map[string]bool{"you": true, "your": true, "yours": true, "it": true, "it's": true, "this": true, "that": true,
 		"these": true, "those": true, "how": true, "when": true, "what": true, "seeing": true, "hearing": true, "talking": true,
 		"chatting": true, "him": true, "her": true, "them": true, "us": true, "ya": true, "u": true, "having": true, "reading": true}
-	enPassion   = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:passionate about|into|a (?:big |huge )?fan of|obsessed with|addicted to|crazy about|keen on)\s+\S`)
+	enPassion   = newClausePattern(`(?i)\b(?:I'm|I am)\s+`+enAdv+`(?:passionate about|into|a (?:big |huge )?fan of|obsessed with|addicted to|crazy about|keen on)\s+\S`, "i")
 	enIsPassion = regexp.MustCompile(`(?i)^[\w' ]{2,40}\s+(?:is|are)\s+(?:my|a) (?:passion|big passion|true passion|favorite thing|favourite thing)\b`)
-	enFavorite  = regexp.MustCompile(`(?i)\bmy\s+(?:all-time\s+)?(?:favorite|favourite)\s+[\w ]{1,30}?\s+(?:is|are|was)\s+\S`)
-	enName      = regexp.MustCompile(`(?i)\b(?:my name is|my name's|(?:you can|please|just) call me)\s+\S`)
-	enBirthday  = regexp.MustCompile(`(?i)\bmy birthday is\s+\S`)
-	enIdentity  = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:a|an)\s+(\w+)`)
+	enFavorite  = newClausePattern(`(?i)\bmy\s+(?:all-time\s+)?(?:favorite|favourite)\s+[\w ]{1,30}?\s+(?:is|are|was)\s+\S`, "my")
+	enName      = newClausePattern(`(?i)\b(?:my name is|my name's|(?:you can|please|just) call me)\s+\S`, "my", "you", "please", "just")
+	enBirthday  = newClausePattern(`(?i)\bmy birthday is\s+\S`, "my")
+	enIdentity  = newClausePattern(`(?i)\b(?:I'm|I am)\s+`+enAdv+`(?:a|an)\s+(\w+)`, "i")
 	enIdentSkip = map[string]bool{"bit": true, "little": true, "lot": true, "big": true, "huge": true, "fan": true, "mess": true, "wreck": true, "sucker": true, "tad": true, "fast": true, "quick": true, "slow": true, "few": true, "great": true, "good": true, "total": true, "nervous": true, "couple": true}
-	enWork      = regexp.MustCompile(`(?i)\b(?:I|I'm|I am)\s+` + enAdv + `(?:work|working)\s+(?:as|at|for)\s+\S`)
-	enStudy     = regexp.MustCompile(`(?i)\b(?:I|I'm|I am)\s+` + enAdv + `(?:study|studying|teach|teaching|major in|majoring in)\s+\S`)
-	enPlace     = regexp.MustCompile(`(?i)\b(?:I|I'm|I am|I've|I have)\s+` + enAdv + `(?:live in|living in|lived in|moved to|grew up in|from|come from|was born in|relocated to|based in)\s+\S`)
+	enWork      = newClausePattern(`(?i)\b(?:I|I'm|I am)\s+`+enAdv+`(?:work|working)\s+(?:as|at|for)\s+\S`, "i")
+	enStudy     = newClausePattern(`(?i)\b(?:I|I'm|I am)\s+`+enAdv+`(?:study|studying|teach|teaching|major in|majoring in)\s+\S`, "i")
+	enPlace     = newClausePattern(`(?i)\b(?:I|I'm|I am|I've|I have)\s+`+enAdv+`(?:live in|living in|lived in|moved to|grew up in|from|come from|was born in|relocated to|based in)\s+\S`, "i")
 	// enLifelong is a lifelong trait: "I've always had a love for horses".
-	enLifelong = regexp.MustCompile(`(?i)\bI(?:'ve| have)\s+always\s+(loved|liked|enjoyed|had|felt|been|wanted|dreamed|dreamt)\s+(\S+)`)
+	enLifelong = newClausePattern(`(?i)\bI(?:'ve| have)\s+always\s+(loved|liked|enjoyed|had|felt|been|wanted|dreamed|dreamt)\s+(\S+)`, "i")
 	// enHabit is a habit: "I always deploy with blue-green releases".
-	enHabit = regexp.MustCompile(`(?i)\bI\s+(?:always|usually|normally|never|often|rarely)\s+(\w+)\s+(\S+)`)
+	enHabit = newClausePattern(`(?i)\bI\s+(?:always|usually|normally|never|often|rarely)\s+(\w+)\s+(\S+)`, "i")
 	// enHabitSkip are verbs after "I always" that report a feeling or a
 	// courtesy, not a habit.
 	enHabitSkip = wordSet(`think thought feel felt wonder wondered know knew say said try tried mean meant hope hoped wish
@@ -51,25 +51,25 @@ var (
 	// enDearToMe is "X is (so) important to me".
 	enDearToMe   = regexp.MustCompile(`(?i)^([\w' ]{2,40}?)(?:'s|\s+is|\s+are)\s+(?:(?:super|pretty|quite|incredibly)\s+)?` + enAdv + `(?:important|special|precious|dear|everything)\s+to me\b`)
 	enHomePlace  = regexp.MustCompile(`(?i)\bmy\s+(?:home country|hometown|home town|home state|homeland)\b`)
-	enHealth     = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:allergic to|lactose intolerant|gluten intolerant|diabetic|celiac|vegetarian|vegan|pregnant|a vegetarian|a vegan)\b|\bI\s+` + enAdv + `(?:have|got)\s+(?:an?\s+)?(?:\w+\s+)?allergy\b|\bI\s+(?:can't|cannot|don't)\s+eat\s+\S`)
+	enHealth     = newClausePattern(`(?i)\b(?:I'm|I am)\s+`+enAdv+`(?:allergic to|lactose intolerant|gluten intolerant|diabetic|celiac|vegetarian|vegan|pregnant|a vegetarian|a vegan)\b|\bI\s+`+enAdv+`(?:have|got)\s+(?:an?\s+)?(?:\w+\s+)?allergy\b|\bI\s+(?:can't|cannot|don't)\s+eat\s+\S`, "i")
 	enFamilyNoun = `(?:wife|husband|partner|spouse|kids?|children|son|sons|daughter|daughters|mom|mum|mother|dad|father|parents|brother|brothers|sister|sisters|siblings|family|dog|dogs|cat|cats|pet|pets|boyfriend|girlfriend|fianc[eé]e?|grandma|grandmother|grandpa|grandfather|baby|twins)`
-	enFamily     = regexp.MustCompile(`(?i)\bmy\s+(?:\w+\s+)?` + enFamilyNoun + `(?:'s name)?\s+(?:is|are|was|were|has|have|had|just|got|went|turned|loves?|likes?|hates?|works?|lives?|started|finished|graduated|moved|passed|called)\b`)
-	enHaveFamily = regexp.MustCompile(`(?i)\bI\s+(?:have|got)\s+(?:a|an|one|two|three|four|five|six|\d+)\s+(?:\w+\s+)?` + enFamilyNoun + `\b`)
-	enStatus     = regexp.MustCompile(`(?i)\b(?:I'm|I am)\s+` + enAdv + `(?:married|engaged|divorced|widowed|single|retired|a (?:mom|mum|dad|mother|father|parent|grandparent|single mom|single dad))\b`)
-	enGoal       = regexp.MustCompile(`(?i)\bmy\s+(?:\w+\s+)?(?:dream|goal|aim|ambition|passion|mission|plan)\s+(?:is|was)\s+\S`)
+	enFamily     = newClausePattern(`(?i)\bmy\s+(?:\w+\s+)?`+enFamilyNoun+`(?:'s name)?\s+(?:is|are|was|were|has|have|had|just|got|went|turned|loves?|likes?|hates?|works?|lives?|started|finished|graduated|moved|passed|called)\b`, "my")
+	enHaveFamily = newClausePattern(`(?i)\bI\s+(?:have|got)\s+(?:a|an|one|two|three|four|five|six|\d+)\s+(?:\w+\s+)?`+enFamilyNoun+`\b`, "i")
+	enStatus     = newClausePattern(`(?i)\b(?:I'm|I am)\s+`+enAdv+`(?:married|engaged|divorced|widowed|single|retired|a (?:mom|mum|dad|mother|father|parent|grandparent|single mom|single dad))\b`, "i")
+	enGoal       = newClausePattern(`(?i)\bmy\s+(?:\w+\s+)?(?:dream|goal|aim|ambition|passion|mission|plan)\s+(?:is|was)\s+\S`, "my")
 	enHelpsMe    = regexp.MustCompile(`(?i)^([\w'&]+(?:\s+[\w'&]+){0,3})\s+` + enAdv + `(?:helps|help|helped|has helped|have helped|gives|give|gave|brings|bring|brought|motivates|motivate|inspires|inspire|relaxes|calms|energizes)\s+me\b`)
 	enSubjSkip   = map[string]bool{"you": true, "your": true, "it": true, "this": true, "that": true, "these": true, "those": true, "he": true, "she": true, "they": true,
 		"his": true, "her": true, "their": true, "which": true, "what": true, "who": true, "there": true, "everyone": true, "everything": true, "nothing": true,
 		"we": true, "our": true, "i": true, "u": true, "thanks": true, "thank": true, "talking": true, "chatting": true}
 
 	// Episodic and ongoing activities.
-	enBeenDoing = regexp.MustCompile(`(?i)\b(?:I've|I have|we've|we have)\s+` + enAdv + `been\s+` + enAdv + `(\w+ing)\b(\s+\S+)?`)
-	enDoing     = regexp.MustCompile(`(?i)\b(?:I'm|I am|we're|we are)\s+` + enAdv + `(\w+ing|gonna)\b(\s+\S+)?`)
-	enFuture    = regexp.MustCompile(`(?i)\b(?:I'm|I am|we're|we are)\s+` + enAdv + `(?:going to|gonna|planning to|planning on|about to|hoping to|off to)\b|\b(?:I|we)(?:'ll|\s+will)\b|\b(?:I|we)\s+(?:have|have got|got)\s+(?:a|an|my|our)\s+\w+`)
-	enPast      = regexp.MustCompile(`(?i)\b(?:I|we)\s+` + enAdv + `(\w+ed|went|got|took|made|had to|met|won|lost|bought|sold|built|began|became|wrote|drove|flew|ran|left|quit|found|gave|spent|taught|caught|brought|chose|ate|swam|sang|rode|broke|fell|grew|finally did|signed up|shut down|came back)\b(\s+\S+)?`)
+	enBeenDoing = newClausePattern(`(?i)\b(?:I've|I have|we've|we have)\s+`+enAdv+`been\s+`+enAdv+`(\w+ing)\b(\s+\S+)?`, "i", "we")
+	enDoing     = newClausePattern(`(?i)\b(?:I'm|I am|we're|we are)\s+`+enAdv+`(\w+ing|gonna)\b(\s+\S+)?`, "i", "we")
+	enFuture    = newClausePattern(`(?i)\b(?:I'm|I am|we're|we are)\s+`+enAdv+`(?:going to|gonna|planning to|planning on|about to|hoping to|off to)\b|\b(?:I|we)(?:'ll|\s+will)\b|\b(?:I|we)\s+(?:have|have got|got)\s+(?:a|an|my|our)\s+\w+`, "i", "we")
+	enPast      = newClausePattern(`(?i)\b(?:I|we)\s+`+enAdv+`(\w+ed|went|got|took|made|had to|met|won|lost|bought|sold|built|began|became|wrote|drove|flew|ran|left|quit|found|gave|spent|taught|caught|brought|chose|ate|swam|sang|rode|broke|fell|grew|finally did|signed up|shut down|came back)\b(\s+\S+)?`, "i", "we")
 	// enDated are events that say little without a time: "I had an
 	// interview yesterday", "I've been to Paris".
-	enDated       = regexp.MustCompile(`(?i)\b(?:I|we)(?:\s+` + enAdv + `had|(?:'ve|\s+have)\s+` + enAdv + `been\s+to)\s+(\S+)`)
+	enDated       = newClausePattern(`(?i)\b(?:I|we)(?:\s+`+enAdv+`had|(?:'ve|\s+have)\s+`+enAdv+`been\s+to)\s+(\S+)`, "i", "we")
 	enBareStart   = regexp.MustCompile(`(?i)^(?:just\s+)?(went|started|finished|got|lost|joined|visited|attended|bought|moved|quit|signed up|applied|graduated|completed|launched|opened|adopted|booked|began|tried out|won|spent)\b(\s+\S+)?`)
 	enProgressive = map[string]bool{} // filled in init
 	enPastSkip    = map[string]bool{}
@@ -128,23 +128,26 @@ func clauseStart(text string, at int) bool {
 	return enClauseJoin[strings.ToLower(before[i+1:])]
 }
 
-// findClause returns the start of the first match of re whose subject
-// starts a clause and that ok accepts, or -1.
-func findClause(re *regexp.Regexp, text string, ok func(m []int) bool) int {
-	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+// findClause returns the start of the first match of p whose subject
+// starts a clause and that ok accepts, or -1; w are text's words.
+func findClause(p clausePattern, text string, w *enWords, ok func(m []int) bool) int {
+	at := -1
+	p.matches(text, w, func(m []int) bool {
 		if clauseStart(text, m[0]) && (ok == nil || ok(m)) {
-			return m[0]
+			at = m[0]
+			return false
 		}
-	}
-	return -1
+		return true
+	})
+	return at
 }
 
 // findClauseIf is findClause when gate is true, else -1.
-func findClauseIf(gate bool, re *regexp.Regexp, text string, ok func(m []int) bool) int {
+func findClauseIf(gate bool, p clausePattern, text string, w *enWords, ok func(m []int) bool) int {
 	if !gate {
 		return -1
 	}
-	return findClause(re, text, ok)
+	return findClause(p, text, w, ok)
 }
 
 func group(text string, m []int, g int) string {
@@ -175,13 +178,89 @@ func englishSentence(raw string, sp speaker) (imprint.Candidate, bool) {
 // punctuation and spells dropped g's out; false for fewer than three words
 // or a question.
 func englishClean(raw string) (string, bool) {
-	text := strings.TrimSpace(enFiller.ReplaceAllString(raw, ""))
-	text = enDroppedG.ReplaceAllString(text, "${1}ing")
+	text := raw
+	if mayStartWith(raw, enFillerFirst, "hah", "aw") {
+		text = enFiller.ReplaceAllString(raw, "")
+	}
+	text = strings.TrimSpace(text)
+	if strings.Contains(text, "in'") {
+		text = enDroppedG.ReplaceAllString(text, "${1}ing")
+	}
 	text = strings.TrimRight(text, " .,:-–—")
-	if len(strings.Fields(text)) < 3 || enQuestionStart.MatchString(text) {
+	if !hasFields(text, 3) || mayStartWith(text, enQuestionFirst) && enQuestionStart.MatchString(text) {
 		return "", false
 	}
 	return text, true
+}
+
+// enFillerFirst are the first words of enFiller's fillers (and "hah…"
+// and "aw…" for haha+ and aw+); enQuestionFirst those of enQuestionStart.
+var (
+	enFillerFirst = wordSet(`yeah yea yes yep yup so well oh ooh wow ok okay hah lol also and but btw by actually honestly
+		anyway anyways hey hi hello um uh plus sure ah omg guess fun`)
+	enQuestionFirst = wordSet(`what how why who whom whose where when which do did does are were can could would will have has
+		is any wanna want`)
+)
+
+// mayStartWith is a necessary condition for a case-insensitive pattern
+// anchored at the start, whose first word is one of first (or starts with
+// one of prefixes) and ends where an ASCII word does, to match s: s's
+// first ASCII word, lowercased, is one. Text with a character that
+// case-folds onto an ASCII letter (U+017F, U+212A) always may.
+func mayStartWith(s string, first map[string]bool, prefixes ...string) bool {
+	j := 0
+	for j < len(s) && isASCIIWord(s[j]) {
+		j++
+	}
+	if j == 0 {
+		return foldsOntoASCII(s)
+	}
+	var buf [16]byte
+	if j > len(buf) {
+		return true // "hahaaaaaaaaaaaaaaaa"
+	}
+	lw := buf[:j]
+	for i := range lw {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lw[i] = c
+	}
+	if first[string(lw)] {
+		return true
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(string(lw), p) {
+			return true
+		}
+	}
+	return foldsOntoASCII(s)
+}
+
+// foldsOntoASCII reports whether s has a character that a
+// case-insensitive regular expression matches to an ASCII letter: ſ
+// (U+017F) to s, the Kelvin sign (U+212A) to k.
+func foldsOntoASCII(s string) bool {
+	return strings.Contains(s, "\u017f") || strings.Contains(s, "\u212a")
+}
+
+// hasFields reports whether s has at least n fields (strings.Fields).
+func hasFields(s string, n int) bool {
+	inField := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			inField = false
+			continue
+		}
+		if !inField {
+			inField = true
+			if n--; n == 0 {
+				return true
+			}
+		}
+	}
+	return n <= 0
 }
 
 // dropAddress removes the listener's name where the sentence addresses
@@ -207,94 +286,13 @@ func dropAddress(text, listener string) (string, bool) {
 // lacks. Between people an instruction-shaped sentence is advice to the
 // other person and yields nothing.
 func englishPatterns(text string, sp speaker, w enWords) (imprint.Candidate, bool) {
-	if c, ok, directive := englishInstruction(text, sp); ok || directive {
+	if c, ok, directive := englishInstruction(text, sp, w); ok || directive {
 		return c, ok
 	}
 	if c, ok := englishPersona(text, sp, w); ok {
 		return c, true
 	}
 	return englishEpisodic(text, sp, w)
-}
-
-// enWords are the lowercased ASCII words of a sentence, split where the
-// patterns' \b splits. A pattern that needs a word as a whole word (any
-// case) cannot match a sentence without it, so the patterns are only run
-// when has or hasAny says their words are there: most sentences lack most
-// of them, and each skipped pattern is a regular expression pass saved.
-type enWords struct {
-	// all makes every word present: no pattern is skipped.
-	all   bool
-	first string
-	set   map[string]bool
-}
-
-// enTriggers are the words one of which every unanchored English pattern
-// needs: a first-person subject or object, the listener of an instruction,
-// a standing cue of an instruction, or the noun of enIsPassion.
-var enTriggers = []string{"i", "we", "my", "me", "you", "assistant", "passion", "favorite", "favourite",
-	// enStanding's words, for an imperative with a standing cue.
-	"always", "never", "now", "here", "forward", "future", "every", "each", "whenever", "default", "rule", "anytime", "time"}
-
-// enStarters are the first words the patterns anchored at the sentence's
-// start begin with (enFromNow, enAlways, enRemember, enDontEver,
-// enDontAgain, enBareStart).
-var enStarters = map[string]bool{"please": true, "from": true, "going": true, "moving": true, "henceforth": true, "in": true,
-	"for": true, "always": true, "never": true, "remember": true, "keep": true, "note": true, "don": true, "do": true,
-	"dont": true, "stop": true, "just": true, "went": true, "started": true, "finished": true, "got": true, "lost": true,
-	"joined": true, "visited": true, "attended": true, "bought": true, "moved": true, "quit": true, "signed": true,
-	"applied": true, "graduated": true, "completed": true, "launched": true, "opened": true, "adopted": true,
-	"booked": true, "began": true, "tried": true, "won": true, "spent": true}
-
-// newEnWords splits text into words. Text with a character that
-// case-folds onto an ASCII letter (U+017F, U+212A) gets every word, so it
-// takes the full path.
-func newEnWords(text string) enWords {
-	if strings.ContainsAny(text, "\u017f\u212a") {
-		return enWords{all: true}
-	}
-	w := enWords{set: map[string]bool{}}
-	for i := 0; i < len(text); {
-		if !isASCIIWord(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && isASCIIWord(text[j]) {
-			j++
-		}
-		word := strings.ToLower(text[i:j])
-		if i == 0 {
-			w.first = word
-		}
-		w.set[word] = true
-		i = j
-	}
-	return w
-}
-
-func isASCIIWord(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-}
-
-// has reports whether word (lowercase) is one of the sentence's words.
-func (w enWords) has(word string) bool { return w.all || w.set[word] }
-
-// hasAny reports whether any of words is one of the sentence's words.
-func (w enWords) hasAny(words ...string) bool {
-	if w.all {
-		return true
-	}
-	for _, word := range words {
-		if w.set[word] {
-			return true
-		}
-	}
-	return false
-}
-
-// mayMatch is a necessary condition for any English pattern to match.
-func (w enWords) mayMatch() bool {
-	return w.all || enStarters[w.first] || w.hasAny(enTriggers...)
 }
 
 func isFirstPersonSubject(s string) bool {
@@ -318,17 +316,17 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 	// on (see enWords): "I" or "my" and one of its verbs or nouns.
 	subjI, subjMy := w.has("i"), w.has("my")
 	if subjI && w.hasAny("allergic", "lactose", "gluten", "diabetic", "celiac", "vegetarian", "vegan", "pregnant", "allergy", "eat") {
-		if at := findClause(enHealth, text, nil); at >= 0 {
+		if at := findClause(enHealth, text, &w, nil); at >= 0 {
 			return persona(at, 80)
 		}
 	}
 	if w.hasAny("name", "call") {
-		if at := findClause(enName, text, nil); at >= 0 {
+		if at := findClause(enName, text, &w, nil); at >= 0 {
 			return persona(at, 80)
 		}
 	}
 	if subjI && w.hasAny("prefer", "like", "love", "enjoy", "adore", "hate", "dislike", "detest", "stand", "live") {
-		if at := findClause(enPrefer, text, func(m []int) bool {
+		if at := findClause(enPrefer, text, &w, func(m []int) bool {
 			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
 			if enPreferSkip[obj] || obj == "to" && strings.TrimSpace(text[m[5]:]) == "" {
 				return false // "I'd love to."
@@ -340,7 +338,7 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 		}
 	}
 	for _, p := range []struct {
-		re   *regexp.Regexp
+		re   clausePattern
 		gate bool
 	}{
 		{enPassion, subjI && w.hasAny("passionate", "into", "fan", "obsessed", "addicted", "crazy", "keen")},
@@ -349,19 +347,19 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 		{enPlace, subjI && w.hasAny("live", "living", "lived", "moved", "grew", "from", "come", "born", "relocated", "based")},
 		{enStatus, subjI && w.hasAny("married", "engaged", "divorced", "widowed", "single", "retired", "mom", "mum", "dad",
 			"mother", "father", "parent", "grandparent")},
-		{enFamily, subjMy},
-		{enHaveFamily, subjI && w.hasAny("have", "got")},
+		{enFamily, subjMy && w.hasAny(enFamilyNouns...)},
+		{enHaveFamily, subjI && w.hasAny("have", "got") && w.hasAny(enFamilyNouns...)},
 		{enBirthday, subjMy && w.has("birthday")},
 	} {
 		if !p.gate {
 			continue
 		}
-		if at := findClause(p.re, text, nil); at >= 0 {
+		if at := findClause(p.re, text, &w, nil); at >= 0 {
 			return persona(at, 70)
 		}
 	}
 	if subjI && w.hasAny("a", "an") {
-		if at := findClause(enIdentity, text, func(m []int) bool { return !enIdentSkip[strings.ToLower(group(text, m, 1))] }); at >= 0 {
+		if at := findClause(enIdentity, text, &w, func(m []int) bool { return !enIdentSkip[strings.ToLower(group(text, m, 1))] }); at >= 0 {
 			return persona(at, 70)
 		}
 	}
@@ -371,12 +369,12 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 		}
 	}
 	if subjI && w.hasAny("study", "studying", "teach", "teaching", "major", "majoring") {
-		if at := findClause(enStudy, text, nil); at >= 0 {
+		if at := findClause(enStudy, text, &w, nil); at >= 0 {
 			return persona(at, 65)
 		}
 	}
 	if subjMy && w.hasAny("dream", "goal", "aim", "ambition", "passion", "mission", "plan") {
-		if at := findClause(enGoal, text, nil); at >= 0 {
+		if at := findClause(enGoal, text, &w, nil); at >= 0 {
 			return persona(at, 65)
 		}
 	}
@@ -384,7 +382,7 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 		return persona(0, 65) // the whole sentence says what the place is
 	}
 	if subjI && w.has("always") {
-		if at := findClause(enLifelong, text, func(m []int) bool {
+		if at := findClause(enLifelong, text, &w, func(m []int) bool {
 			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
 			return !enPreferSkip[obj] && obj != "here" && obj != "there" && !strings.HasPrefix(obj, "you")
 		}); at >= 0 {
@@ -392,7 +390,7 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 		}
 	}
 	if subjI && w.hasAny("always", "usually", "normally", "never", "often", "rarely") {
-		if at := findClause(enHabit, text, func(m []int) bool {
+		if at := findClause(enHabit, text, &w, func(m []int) bool {
 			obj := strings.ToLower(strings.Trim(group(text, m, 2), `,."'!`))
 			return !enHabitSkip[strings.ToLower(group(text, m, 1))] && !enObjSkip[obj] && !enPreferSkip[obj]
 		}); at >= 0 {
@@ -404,7 +402,7 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 			return persona(0, 65)
 		}
 	}
-	if w.has("me") {
+	if w.has("me") && w.hasAny(enHelpsMeVerbs...) {
 		if m := enHelpsMe.FindStringSubmatch(text); m != nil {
 			subj := strings.ToLower(m[1])
 			ok := !enSubjSkip[firstWord(subj)]
@@ -419,7 +417,7 @@ func englishPersona(text string, sp speaker, w enWords) (imprint.Candidate, bool
 		}
 	}
 	if w.has("been") && w.hasAny("i", "we") {
-		if at := findClause(enBeenDoing, text, func(m []int) bool { return activityVerb(group(text, m, 1), group(text, m, 2)) }); at >= 0 {
+		if at := findClause(enBeenDoing, text, &w, func(m []int) bool { return activityVerb(group(text, m, 1), group(text, m, 2)) }); at >= 0 {
 			return persona(at, 60)
 		}
 	}
@@ -442,7 +440,7 @@ func englishEpisodic(text string, sp speaker, w enWords) (imprint.Candidate, boo
 		if lc := strings.ToLower(clause); containsWords(lc, strings.ToLower(sp.name)+" just") || containsWords(lc, "they just") {
 			prio = 75
 		}
-		if enLifeEvent.MatchString(clause) {
+		if isLifeEvent(clause) {
 			prio = 80
 		}
 		if sp.people {
@@ -466,12 +464,12 @@ func englishEpisodic(text string, sp speaker, w enWords) (imprint.Candidate, boo
 		return !enObjSkip[obj]
 	}
 	// Plans with a stated time: "I'm going to Paris next week", "tomorrow I have a test".
-	if timeExpr != "" && subj && !enLifeEvent.MatchString(text) {
-		if at := findClause(enFuture, text, nil); at >= 0 {
+	if timeExpr != "" && subj && !isLifeEvent(text) {
+		if at := findClause(enFuture, text, &w, nil); at >= 0 {
 			return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), true)
 		}
 	}
-	if at := findClauseIf(subj, enPast, text, func(m []int) bool {
+	if at := findClauseIf(subj, enPast, text, &w, func(m []int) bool {
 		v := strings.ToLower(group(text, m, 1))
 		if m[3] < len(text) && text[m[3]] == '\'' {
 			return false // "won't", not "won"
@@ -480,7 +478,7 @@ func englishEpisodic(text string, sp speaker, w enWords) (imprint.Candidate, boo
 	}); at >= 0 {
 		return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), false)
 	}
-	if at := findClauseIf(timeExpr != "" && subj && w.hasAny("had", "been"), enDated, text, func(m []int) bool { return objOK(m, 1) }); at >= 0 {
+	if at := findClauseIf(timeExpr != "" && subj && w.hasAny("had", "been"), enDated, text, &w, func(m []int) bool { return objOK(m, 1) }); at >= 0 {
 		return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), false)
 	}
 	if w.all || enStarters[w.first] { // enBareStart is anchored at a starter
@@ -488,7 +486,7 @@ func englishEpisodic(text string, sp speaker, w enWords) (imprint.Candidate, boo
 			return episodic(thirdPerson(sp.name+" "+lowerFirst(text), sp.name, false), false)
 		}
 	}
-	if at := findClauseIf(subj && w.hasAny("m", "am", "re", "are"), enDoing, text, func(m []int) bool {
+	if at := findClauseIf(subj && w.hasAny("m", "am", "re", "are"), enDoing, text, &w, func(m []int) bool {
 		v := strings.ToLower(group(text, m, 1))
 		if v == "going" || v == "gonna" {
 			// "I'm going to a conference" is a plan; "I'm gonna make it" is not.
@@ -500,6 +498,31 @@ func englishEpisodic(text string, sp speaker, w enWords) (imprint.Candidate, boo
 		return episodic(thirdPerson(clauseFrom(text, at), sp.name, false), true)
 	}
 	return imprint.Candidate{}, false
+}
+
+// enLifeEventLiterals are the lowercase literals one of which every match
+// of enLifeEvent holds.
+var enLifeEventLiterals = []string{"lost ", "got ", "new job", "graduated", "moved ", "adopt", "had ", "passed away",
+	"retired", "started ", "diagnos", "surgery", "pregnant", "broke up"}
+
+// isLifeEvent reports whether enLifeEvent matches s, running it only when
+// s has one of its literals in any case (or a character that case-folds
+// onto an ASCII letter).
+func isLifeEvent(s string) bool {
+	if !foldsOntoASCII(s) {
+		lower := asciiLower(s)
+		found := false
+		for _, l := range enLifeEventLiterals {
+			if strings.Contains(lower, l) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return enLifeEvent.MatchString(s)
 }
 
 // containsWords reports whether s holds phrase as whole words: with no

@@ -83,11 +83,19 @@ func wordSet(words string) map[string]bool {
 // fact brought in by "remember that I …". directive is set, with no
 // candidate, for a sentence shaped like a directive that is none: an idiom,
 // or any directive between people, where there is no assistant.
-func englishInstruction(text string, sp speaker) (c imprint.Candidate, ok, directive bool) {
-	if enIdiom.MatchString(text) {
+//
+// w are text's words: a pattern runs only when text has the words it
+// needs (see enWords), the anchored ones when text starts with one of
+// their first words.
+func englishInstruction(text string, sp speaker, w enWords) (c imprint.Candidate, ok, directive bool) {
+	if w.startsWith("please", "and", "just", "never", "don", "do", "always", "keep", "take") && enIdiom.MatchString(text) {
 		return imprint.Candidate{}, false, true
 	}
-	remember := enRemember.FindStringSubmatch(text)
+	var remember []string
+	// "remember" and "note" need no word end: "Remembering to …".
+	if w.startsWith("please", "keep", "don", "do", "dont") || w.startsWithPrefix("remember", "note") {
+		remember = enRemember.FindStringSubmatch(text)
+	}
 	if m := remember; m != nil && isFirstPersonSubject(m[1]) {
 		// "Remember that I'm vegetarian" tells a fact about the speaker,
 		// when what follows is one ("remember, I'm always here for you"
@@ -102,7 +110,7 @@ func englishInstruction(text string, sp speaker) (c imprint.Candidate, ok, direc
 			SceneName: ScenePersona,
 		}, true, false
 	}
-	if !isDirective(text, remember) {
+	if !isDirective(text, remember, w) {
 		return imprint.Candidate{}, false, false
 	}
 	if sp.people {
@@ -122,17 +130,24 @@ func englishInstruction(text string, sp speaker) (c imprint.Candidate, ok, direc
 
 // isDirective reports whether text is a standing directive to its
 // listener (see the comment at the top of this file). remember is text's
-// match of enRemember, which the caller has already run.
-func isDirective(text string, remember []string) bool {
-	if m := enFromNow.FindStringSubmatch(text); m != nil {
-		// "From now on I'll eat better" is a resolution.
-		return !isFirstPersonSubject(m[1]) && (directiveStart(m[1]) || ruleClause(m[1]))
+// match of enRemember, which the caller has already run; w are text's
+// words.
+func isDirective(text string, remember []string, w enWords) bool {
+	if w.startsWith("please", "from", "going", "moving", "in", "for") || w.startsWithPrefix("henceforth") {
+		if m := enFromNow.FindStringSubmatch(text); m != nil {
+			// "From now on I'll eat better" is a resolution.
+			return !isFirstPersonSubject(m[1]) && (directiveStart(m[1]) || ruleClause(m[1]))
+		}
 	}
-	if m := enDontEver.FindStringSubmatch(text); m != nil {
-		return directiveStart(m[1])
+	if w.startsWith("please", "don", "do", "dont", "never") && w.has("ever") {
+		if m := enDontEver.FindStringSubmatch(text); m != nil {
+			return directiveStart(m[1])
+		}
 	}
-	if m := enAlways.FindStringSubmatch(text); m != nil {
-		return directiveStart(m[1])
+	if w.startsWith("please", "always", "never") {
+		if m := enAlways.FindStringSubmatch(text); m != nil {
+			return directiveStart(m[1])
+		}
 	}
 	if m := remember; m != nil {
 		// "Remember to run the linter before committing"; "remember when
@@ -140,32 +155,49 @@ func isDirective(text string, remember []string) bool {
 		rest, ok := strings.CutPrefix(strings.ToLower(m[1]), "to ")
 		return ok && directiveStart(rest) && (enStanding.MatchString(rest) || enRecurring.MatchString(rest))
 	}
-	if m := enDontAgain.FindStringSubmatch(text); m != nil {
-		// "Stop adding comments again": the verb is "stop".
-		return directiveStart(m[1]) || strings.EqualFold(firstWord(text), "stop")
-	}
-	if m := enYouShould.FindStringSubmatch(text); m != nil {
-		return directiveStart(m[1])
-	}
-	if m := enWantYouTo.FindStringSubmatch(text); m != nil {
-		rest := strings.ToLower(m[1])
-		switch firstWord(rest) {
-		case "always", "never", "stop", "keep":
-			return directiveStart(rest)
+	if w.startsWith("please", "don", "do", "dont", "stop") && w.hasAny("anymore", "more", "again") {
+		if m := enDontAgain.FindStringSubmatch(text); m != nil {
+			// "Stop adding comments again": the verb is "stop".
+			return directiveStart(m[1]) || strings.EqualFold(firstWord(text), "stop")
 		}
-		return directiveStart(rest) && enStanding.MatchString(rest)
+	}
+	if w.has("you") && w.hasAny("always", "never") && w.hasAny("should", "must", "need", "have") {
+		if m := enYouShould.FindStringSubmatch(text); m != nil {
+			return directiveStart(m[1])
+		}
+	}
+	if w.has("i") && w.hasAny("you", "assistant") && w.has("to") {
+		if m := enWantYouTo.FindStringSubmatch(text); m != nil {
+			rest := strings.ToLower(m[1])
+			switch firstWord(rest) {
+			case "always", "never", "stop", "keep":
+				return directiveStart(rest)
+			}
+			return directiveStart(rest) && enStanding.MatchString(rest)
+		}
 	}
 	// "Stop adding summaries to your answers."
-	if m := enStopDoing.FindStringSubmatch(text); m != nil && gerundStem(strings.ToLower(m[1])) != "" {
-		return true
+	if w.startsWith("please", "stop") && w.has("stop") {
+		if m := enStopDoing.FindStringSubmatch(text); m != nil && gerundStem(strings.ToLower(m[1])) != "" {
+			return true
+		}
 	}
 	// "Answer in English from now on, please."
-	if enStanding.MatchString(text) {
+	if w.mayBeStanding() && enStanding.MatchString(text) {
 		if m := enImperative.FindStringSubmatch(text); m != nil {
 			return directiveStart(m[1])
 		}
 	}
 	return false
+}
+
+// mayBeStanding is a necessary condition for enStanding to match the
+// words' text: it has the words of one of its cues.
+func (w enWords) mayBeStanding() bool {
+	return w.hasAny("always", "never", "whenever", "future", "default", "rule", "anytime") ||
+		w.has("from") && w.has("on") && w.hasAny("now", "here") ||
+		w.has("going") && w.has("forward") ||
+		w.has("time") && w.hasAny("every", "each", "any", "all", "next")
 }
 
 // directiveStart reports whether s opens with an imperative that says how

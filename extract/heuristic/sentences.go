@@ -12,16 +12,25 @@ type sentence struct {
 	question bool
 }
 
+// curlyQuotes turns curly quotes into straight ones.
+var curlyQuotes = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`)
+
 // splitSentences splits text at sentence ends (. ! ? ; … and their CJK
 // forms, and line breaks). A period between digits or after a one-letter
 // word or a common title does not end a sentence.
 func splitSentences(text string) []sentence {
-	text = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`).Replace(text)
+	if strings.Contains(text, "\xe2\x80") && strings.ContainsAny(text, "\u2019\u2018\u201c\u201d") {
+		text = curlyQuotes.Replace(text)
+	}
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each invalid byte becomes U+FFFD
+	}
 	var out []sentence
-	var b strings.Builder
-	flush := func(question bool) {
-		s := strings.TrimSpace(b.String())
-		b.Reset()
+	// A sentence is text[start:i] less the space around it: the only
+	// characters left out of one are the ends that split it.
+	start := 0
+	flush := func(end int, question bool) {
+		s := strings.TrimSpace(text[start:end])
 		if s == "" {
 			if question && len(out) > 0 {
 				out[len(out)-1].question = true
@@ -30,29 +39,28 @@ func splitSentences(text string) []sentence {
 		}
 		out = append(out, sentence{text: s, question: question})
 	}
-	rs := []rune(text)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
 		switch r {
 		case '?', '？':
-			flush(true)
+			flush(i, true)
+			start = i + n
 		case '!', '！', ';', '；', '。', '…', '\n':
-			flush(false)
+			flush(i, false)
+			start = i + n
 		case '.':
-			if i+1 < len(rs) && (unicode.IsDigit(rs[i+1]) || unicode.IsLetter(rs[i+1])) {
-				b.WriteRune(r) // 3.5, e.g, example.com
-				continue
+			if next, _ := utf8.DecodeRuneInString(text[i+n:]); i+n < len(text) && (unicode.IsDigit(next) || unicode.IsLetter(next)) {
+				break // 3.5, e.g, example.com
 			}
-			if isAbbreviation(b.String()) {
-				b.WriteRune(r)
-				continue
+			if isAbbreviation(text[start:i]) {
+				break
 			}
-			flush(false)
-		default:
-			b.WriteRune(r)
+			flush(i, false)
+			start = i + n
 		}
+		i += n
 	}
-	flush(false)
+	flush(len(text), false)
 	return out
 }
 
@@ -68,7 +76,7 @@ func isAbbreviation(before string) bool {
 
 func hasCJK(s string) bool {
 	for _, r := range s {
-		if unicode.Is(unicode.Han, r) {
+		if r >= 0x2e80 && unicode.Is(unicode.Han, r) {
 			return true
 		}
 	}

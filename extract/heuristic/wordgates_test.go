@@ -3,6 +3,8 @@ package heuristic
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,7 +121,7 @@ func TestEnglishWordGatesChangeNothing(t *testing.T) {
 			checked++
 			want, wantOK := englishPatterns(clean, sp, enWords{all: true})
 			got, gotOK := englishSentence(s.text, sp)
-			if !newEnWords(clean).mayMatch() {
+			if w := newEnWords(clean); !w.mayMatch() {
 				skipped++
 			}
 			if wantOK {
@@ -151,4 +153,76 @@ func BenchmarkHeuristicTestdata(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(msgs)*b.N)/b.Elapsed().Seconds(), "messages/s")
+}
+
+// TestGateWordsAreInTheVocabulary: every word a gate asks about (has,
+// hasAny, enTriggers) is numbered in enVocab; one that is not would
+// leave its gate always open.
+func TestGateWordsAreInTheVocabulary(t *testing.T) {
+	t.Parallel()
+	call := regexp.MustCompile(`\bw\.(?:has|hasAny)\(([^)]*)\)`)
+	lit := regexp.MustCompile(`"([^"]*)"`)
+	words := append([]string{}, enTriggers...)
+	words = append(words, enFamilyNouns...)
+	words = append(words, enHelpsMeVerbs...)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
+			for _, l := range lit.FindAllStringSubmatch(m[1], -1) {
+				words = append(words, l[1])
+			}
+		}
+	}
+	if len(words) < 150 {
+		t.Fatalf("found %d gate words: the source scan is broken", len(words))
+	}
+	for _, w := range words {
+		if _, ok := enVocab[w]; !ok {
+			t.Errorf("gate word %q is not in enVocab", w)
+		}
+	}
+}
+
+// TestClausePatternsFindEveryMatch: a clause pattern tried at its first
+// words gives every match, with its groups, that the pattern run over the
+// whole sentence gives, in the same order, on every sentence of the
+// shared test data.
+func TestClausePatternsFindEveryMatch(t *testing.T) {
+	t.Parallel()
+	patterns := map[string]clausePattern{"enPrefer": enPrefer, "enPassion": enPassion, "enFavorite": enFavorite, "enName": enName,
+		"enBirthday": enBirthday, "enIdentity": enIdentity, "enWork": enWork, "enStudy": enStudy, "enPlace": enPlace,
+		"enLifelong": enLifelong, "enHabit": enHabit, "enHealth": enHealth, "enFamily": enFamily, "enHaveFamily": enHaveFamily,
+		"enStatus": enStatus, "enGoal": enGoal, "enBeenDoing": enBeenDoing, "enDoing": enDoing, "enFuture": enFuture,
+		"enPast": enPast, "enDated": enDated}
+	texts := append(precheckTexts(t), "I I I went we went I'm I am", "my, my name is Ann", "Just call me Al, please call me Al",
+		"xI went, _I went, I_ went, 9we went", "I have two dogs and I've got a cat")
+	found := 0
+	for _, text := range texts {
+		w := newEnWords(text)
+		for name, p := range patterns {
+			want := p.re.FindAllStringSubmatchIndex(text, -1)
+			var got [][]int
+			p.matches(text, &w, func(m []int) bool {
+				got = append(got, m)
+				return true
+			})
+			if !cmp.Equal(got, want) {
+				t.Errorf("%s in %q: at its first words %v, over the whole text %v", name, text, got, want)
+			}
+			found += len(want)
+		}
+	}
+	if found < 500 {
+		t.Errorf("%d matches: the test data did not exercise the patterns", found)
+	}
 }

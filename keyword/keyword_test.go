@@ -119,15 +119,7 @@ func TestTimePhrasesNearTimeWordsFindEveryPhrase(t *testing.T) {
 		"Yesterday, the day before yesterday and a couple of days ago!",
 		"LAST WEEKEND we went; in three days we go; this Saturday maybe.",
 	}
-	for _, f := range []string{"locomo/locomo-2conv.json", "tau-bench/airline-40.json"} {
-		raw, err := os.ReadFile(testfiles.Path(t, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range regexp.MustCompile(`"(?:text|content)": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
-			texts = append(texts, m[1])
-		}
-	}
+	texts = append(texts, conversationTexts(t)...)
 	at := time.Date(2023, 5, 8, 0, 0, 0, 0, time.UTC)
 	names := func(ps []string) []string { // the phrases that name a date
 		var out []string
@@ -189,15 +181,7 @@ func TestTimePhraseGateChangesNothing(t *testing.T) {
 	for _, p := range phrases {
 		texts = append(texts, p, strings.ToUpper(p), "I went there "+p+", and then home.", "("+p+")", "x"+p, p+"s", "Ok:"+strings.ToUpper(p[:1])+p[1:]+"!")
 	}
-	for _, f := range []string{"locomo/locomo-2conv.json", "tau-bench/airline-40.json"} {
-		raw, err := os.ReadFile(testfiles.Path(t, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range regexp.MustCompile(`"(?:text|content)": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
-			texts = append(texts, m[1])
-		}
-	}
+	texts = append(texts, conversationTexts(t)...)
 	found, skipped := 0, 0
 	for _, text := range texts {
 		lower := asciiLower(text)
@@ -222,4 +206,21 @@ func TestTimePhraseGateChangesNothing(t *testing.T) {
 	if found < 500 || skipped < 500 {
 		t.Errorf("%d texts with a phrase, %d skipped: the test shows little", found, skipped)
 	}
+}
+
+// conversationTexts returns the turns of the repository's LoCoMo and
+// τ-bench conversations, as their JSON writes them.
+func conversationTexts(t *testing.T) []string {
+	t.Helper()
+	var texts []string
+	for _, f := range []string{"locomo/locomo-2conv.json", "tau-bench/airline-40.json"} {
+		raw, err := os.ReadFile(testfiles.Path(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`"(?:text|content)": "((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
+			texts = append(texts, m[1])
+		}
+	}
+	return texts
 }

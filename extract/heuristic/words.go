@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -167,29 +168,13 @@ func (w *enWords) hasAny(words ...string) bool {
 // startsWith reports whether the sentence's first word is one of words
 // (lowercase): it starts with that word, and no word character follows.
 func (w *enWords) startsWith(words ...string) bool {
-	if w.all {
-		return true
-	}
-	for _, word := range words {
-		if w.first == word {
-			return true
-		}
-	}
-	return false
+	return w.all || slices.Contains(words, w.first)
 }
 
 // startsWithPrefix reports whether the sentence starts with one of
 // prefixes (lowercase), whole words or not.
 func (w *enWords) startsWithPrefix(prefixes ...string) bool {
-	if w.all {
-		return true
-	}
-	for _, p := range prefixes {
-		if strings.HasPrefix(w.first, p) {
-			return true
-		}
-	}
-	return false
+	return w.all || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(w.first, p) })
 }
 
 // mayMatch is a necessary condition for any English pattern to match.

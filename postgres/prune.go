@@ -23,8 +23,9 @@ import (
 // record's f per term (wordFreqs) and length, so the store computes the
 // idfs from the counts and the bm25 scores itself (bm25Score, the
 // arithmetic of wordScore's SQL). Common terms (the planner's estimate
-// above termLimits.common) are never counted: their records are read only
-// when the bound of a term's part (idf·(k1+1)) says they could rank.
+// above termLimits.common, confirmed by counting their live records up to
+// one more) are not counted further: their records are read only when the
+// bound of a term's part (idf·(k1+1)) says they could rank.
 
 // termLimits are the record counts of searchIndex: a table of exactBelow
 // records or more is large, and in a large table a term of more than
@@ -97,6 +98,45 @@ func (db *DB) termPlan(ctx context.Context, src hitSource, col string, words []s
 	return tqs, est, br.Close()
 }
 
+// checkCommon sets common[i] for each term whose estimate (est) is above
+// countCap-1 records and that the live records of src, counted up to
+// countCap, confirm. The estimate multiplies the selectivities of "live"
+// and "holds the term" as if they were independent: a term of many
+// memories superseded or forgotten since (an updated fact) is estimated
+// common while few live ones hold it, and an uncounted common term's idf
+// would be the estimate's, ranking its one live memory below those of far
+// more frequent words (SQLite's FTS5 counts only live records). The
+// counts of all such terms are one round trip, each reading at most
+// countCap live records.
+func (db *DB) checkCommon(ctx context.Context, src hitSource, col string, tqs []string, est []int64, countCap int64, common []bool) error {
+	var at []int
+	var a args
+	b := &pgx.Batch{}
+	for i, n := range est {
+		if n < countCap {
+			continue
+		}
+		at = append(at, i)
+		a = a[:0]
+		q := `SELECT count(*) FROM (SELECT 1 FROM ` + src.table + liveWhere(src, col+` @@ `+a.add(tqs[i])+`::tsquery`) +
+			` LIMIT ` + a.add(countCap) + `) s`
+		b.Queue(q, append([]any(nil), a...)...)
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	br := db.pool.SendBatch(ctx, b)
+	defer br.Close()
+	for _, i := range at {
+		var n int64
+		if err := br.QueryRow().Scan(&n); err != nil {
+			return fmt.Errorf("count common term: %w", err)
+		}
+		common[i] = n >= countCap
+	}
+	return br.Close()
+}
+
 // planRows is the row estimate of an EXPLAIN (FORMAT JSON)'s top node.
 func planRows(plan string) (int64, error) {
 	var out []struct {
@@ -149,10 +189,15 @@ func (db *DB) searchMemories(ctx context.Context, q imprint.TextQuery, src hitSo
 	countCap := lim.common + 1
 	hits := make([]int64, len(words))
 	common := make([]bool, len(words))
+	if big {
+		if err := db.checkCommon(ctx, src, col, tqs, est, countCap, common); err != nil {
+			return nil, st, false, err
+		}
+	}
 	nRare := 0
 	for i := range words {
-		if big && est[i] > lim.common {
-			common[i], hits[i] = true, max(est[i], countCap)
+		if common[i] {
+			hits[i] = max(est[i], countCap)
 		} else {
 			nRare++
 		}

@@ -146,3 +146,66 @@ func TestSearchMemoriesExact(t *testing.T) {
 		t.Errorf("%d pruned, %d of rare terms, %d ranking every match: the queries do not try each path", pruned, onePass, commonOnly)
 	}
 }
+
+// TestSearchRareWordOfRetiredMemories: a word many memories held, nearly
+// all of them superseded since (an updated fact), is rare among the live
+// memories, the only ones SQLite's FTS5 indexes and counts. The planner
+// estimates its live records as if "live" and "holds the word" were
+// independent, so it looks common; uncounted, it would get the estimate's
+// idf and its one live memory would rank below the memories of a word
+// twenty times as frequent, or not be read at all.
+func TestSearchRareWordOfRetiredMemories(t *testing.T) {
+	db := openTemp(t)
+	db.termLimits = termLimits{exactBelow: 1000, common: 200}
+	ctx := t.Context()
+	scope := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	const rows, zebras, alphas = 1500, 400, 20
+	content := func(i int) string {
+		switch {
+		case i < zebras:
+			return fmt.Sprintf("the favourite animal is zebra note %d", i)
+		case i < zebras+alphas:
+			return fmt.Sprintf("the favourite letter is alpha note %d", i)
+		}
+		return fmt.Sprintf("the favourite colour is blue note %d", i)
+	}
+	var puts []imprint.MemoryPut
+	for i := range rows {
+		puts = append(puts, imprint.MemoryPut{Memory: imprint.Memory{ID: fmt.Sprintf("m%05d", i), Scope: scope,
+			Content: content(i), Type: imprint.MemoryEpisodic}})
+	}
+	// The fact was updated: every zebra memory but m00000 is superseded.
+	for i := 1; i < zebras; i++ {
+		puts = append(puts, imprint.MemoryPut{Memory: imprint.Memory{ID: fmt.Sprintf("r%05d", i), Scope: scope,
+			Content: fmt.Sprintf("the favourite animal is now a cat note %d", i), Type: imprint.MemoryEpisodic},
+			Supersede: []string{fmt.Sprintf("m%05d", i)}})
+	}
+	if err := db.PutMemories(ctx, puts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE memories`); err != nil {
+		t.Fatal(err)
+	}
+	src := hitSources[imprint.KindMemory]
+	tqs, est, err := db.termPlan(ctx, src, "words", []string{"zebra"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est[0] <= 200 {
+		t.Skipf("the planner estimates %d live records of zebra (%s): not the case this test is about", est[0], tqs[0])
+	}
+	hits, err := db.SearchText(ctx, imprint.TextQuery{Scope: scope, Kind: imprint.KindMemory, Text: "zebra alpha", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	// One live memory holds zebra, twenty hold alpha: zebra's idf is the
+	// higher, so m00000 ranks first, as on SQLite.
+	if len(ids) == 0 || ids[0] != "m00000" {
+		t.Errorf("search %q (zebra estimated at %d live records): hits %v; want m00000, the only live memory holding zebra, first",
+			"zebra alpha", est[0], ids)
+	}
+}

@@ -459,55 +459,100 @@ func queueTraceInserts(q *pgx.Batch, ep imprint.Episode, traces []imprint.Trace,
 }
 
 // insertNewCaptures writes captures whose episodes are all new in one
-// round trip: behind a savepoint, each episode's insert and its traces'.
-// done is false, with the savepoint rolled back, when an episode is stored
-// already or a trace id is taken: saveCaptureTx then writes each capture
-// (updating, deleting vanished steps, or naming the conflict).
+// round trip: behind a savepoint, the episodes' inserts and then all their
+// traces', a statement per maxRowsPerInsert rows of each, so that an
+// import's statements are few and mostly of one shape, whose generic plan
+// the transaction keeps (plan_cache_mode): planning a multi-row insert
+// afresh each time cost more than executing it. done is false, with the
+// savepoint rolled back, when an episode is stored already or a trace id
+// is taken: saveCaptureTx then writes each capture (updating, deleting
+// vanished steps, or naming the conflict).
 func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) (done bool, err error) {
 	q := &pgx.Batch{}
 	q.Queue(`SAVEPOINT imprint_new_captures`)
-	counts := make([]int, len(eps))
-	for c, ep := range eps {
+	q.Queue(genericPlans)
+	var epArgs []any
+	for _, ep := range eps {
 		row, err := episodeRow(ep)
 		if err != nil {
 			return false, err
 		}
-		q.Queue(episodeInsertSQL, row.vals...)
-		n := q.Len()
-		if err := queueTraceInserts(q, ep, traces[c], idx[c]); err != nil {
-			return false, err
-		}
-		counts[c] = q.Len() - n
+		epArgs = append(epArgs, row.vals...)
 	}
-	fresh := true
-	err = sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
-			return err
+	epStmts := queueRows(q, episodeInsertMany, episodeRowValues, episodeInsertConflict, episodeRowArgs, epArgs)
+	var trArgs []any
+	for c, ep := range eps {
+		for i, t := range traces[c] {
+			vals, err := traceRow(t, idx[c].words[i], idx[c].cjk[i], idx[c].ntok[i])
+			if err != nil {
+				return false, err
+			}
+			trArgs = append(trArgs, vals...)
+			trArgs = append(trArgs, t.Value, t.Priority, t.RHuman, ep.ID, t.StepKey, t.CreatedAt.Time)
 		}
-		for c := range eps {
+	}
+	trStmts := queueRows(q, traceInsertMany, traceRowAll, "", traceRowArgs, trArgs)
+	var stored int64
+	err = sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+		for range 2 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		for range epStmts {
 			tag, err := br.Exec()
 			if err != nil {
 				return err
 			}
-			if tag.RowsAffected() != 1 {
-				fresh = false
-			}
-			for range counts[c] {
-				if _, err := br.Exec(); err != nil {
-					return err
-				}
+			stored += tag.RowsAffected()
+		}
+		for range trStmts {
+			if _, err := br.Exec(); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
 	switch {
-	case err == nil && fresh:
+	case err == nil && stored == int64(len(eps)):
 		return true, nil
 	case err != nil && !isUnique(err):
 		return false, err
 	}
 	_, err = tx.Exec(ctx, `ROLLBACK TO SAVEPOINT imprint_new_captures`)
 	return false, err
+}
+
+// genericPlans makes the rest of a write transaction run its prepared
+// statements with their generic plans, planned once per connection: the
+// multi-row inserts of an import, whose custom plans (the same plan, made
+// again for each set of values) cost more to make than to run.
+const genericPlans = `SET LOCAL plan_cache_mode = force_generic_plan`
+
+// episodeInsertMany inserts new episodes, rows of episodeRowValues (the
+// values of episodeRow each), nothing for an id stored; traceRowAll is a
+// row of traceInsertMany with all of traceInsertSQL's values.
+const (
+	episodeInsertMany     = `INSERT INTO episodes (` + episodeCols + `) VALUES `
+	episodeRowValues      = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	episodeInsertConflict = ` ON CONFLICT (id) DO NOTHING`
+	traceRowAll           = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?, ?,
+		?, ?, ?, ?, ?, ?)`
+	traceRowArgs   = 31
+	episodeRowArgs = 15
+)
+
+// queueRows queues on q the multi-row statements head + rows of row +
+// tail for args, perRow values a row, maxRowsPerInsert rows a statement;
+// it returns how many it queued.
+func queueRows(q *pgx.Batch, head, row, tail string, perRow int, args []any) int {
+	n := 0
+	for start := 0; start < len(args); start += perRow * maxRowsPerInsert {
+		end := min(start+perRow*maxRowsPerInsert, len(args))
+		q.Queue(head+valuesRows(row, 0, (end-start)/perRow)+tail, args[start:end]...)
+		n++
+	}
+	return n
 }
 
 // GetTrace returns the trace, or ErrNotFound when it is not in scope.

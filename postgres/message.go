@@ -202,33 +202,35 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 	return out, nil
 }
 
-// messageInsert inserts some of a batch's messages, in their order; rows
-// of messageRow follow. It returns the id and seq of each row inserted;
-// none for an id recorded for the session.
+// messageInsert inserts messages of any sessions, in their order; rows of
+// messageRow follow. It returns the scope, session, id and seq of each row
+// inserted; none for an id recorded for the session.
 const (
 	messageInsert = `INSERT INTO messages
 	(tenant, user_id, agent, workspace, session_id, id, role, content, ts, recorded_at, speaker, vec, embedder, dim,
 	 words, who, cjk, ntok) VALUES `
-	messageInsertEnd = ` ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING RETURNING id, seq`
-	// messageRow is one message ($1-$4 its scope and session) with its
-	// keyword index columns: the tsvectors (tsvector.go) of the words
-	// (weight A) and dates (B) of its text and of its speaker's words,
-	// its CJK runs and its length in tokens (keyword.TokenCount).
-	messageRow = `($1, $2, $3, ?, $4, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	messageInsertEnd = ` ON CONFLICT (tenant, user_id, agent, session_id, id) DO NOTHING
+	RETURNING tenant, user_id, agent, session_id, id, seq`
+	// messageRow is one message with its keyword index columns: the
+	// tsvectors (tsvector.go) of the words (weight A) and dates (B) of
+	// its text and of its speaker's words, its CJK runs and its length in
+	// tokens (keyword.TokenCount).
+	messageRow = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 	 setweight(?::tsvector, 'A') || setweight(?::tsvector, 'B'), ?::tsvector, ?, ?)`
-	messageRowArgs = 15
+	messageRowArgs = 19
 )
 
-// messageArgs returns the values of m's messageRow (rec its recording
-// time; words, dates and who the tsvectors of its doc, cjk its CJK runs,
-// ntok the doc's length in tokens).
-func messageArgs(m imprint.Message, rec imprint.Time, words, dates, who, cjk string, ntok int) []any {
+// appendMessageArgs appends the values of m's messageRow to args (rec its
+// recording time; words, dates and who the tsvectors of its doc, cjk its
+// CJK runs, ntok the doc's length in tokens).
+func appendMessageArgs(args []any, scope imprint.Scope, sessionID string, m imprint.Message, rec imprint.Time,
+	words, dates, who, cjk string, ntok int) []any {
 	emb := ""
 	if len(m.Vec) > 0 {
 		emb = m.Embedder
 	}
-	return []any{m.Workspace, m.ID, string(m.Role), m.Content, tsArg(m.Timestamp), rec.Time, m.Speaker,
-		vecArg(m.Vec), emb, len(m.Vec), words, dates, who, cjk, ntok}
+	return append(args, scope.Tenant, scope.User, scope.Agent, m.Workspace, sessionID, m.ID, string(m.Role), m.Content,
+		tsArg(m.Timestamp), rec.Time, m.Speaker, vecArg(m.Vec), emb, len(m.Vec), words, dates, who, cjk, ntok)
 }
 
 // distinctSessions reports whether no two batches are of one session.
@@ -287,36 +289,34 @@ func planAppend(b imprint.MessageBatch, now imprint.Time, prevSpeaker string) *a
 	return p
 }
 
-// queueInserts queues the inserts of p's messages (tsv: the tsvectors of
-// its docs) on q; it returns how many statements it queued.
-func (p *appendPlan) queueInserts(q *pgx.Batch, tsv []string) int {
-	n := 0
-	scope := p.b.Scope
-	for start := 0; start < len(p.keep); start += maxRowsPerInsert {
-		end := min(start+maxRowsPerInsert, len(p.keep))
-		args := make([]any, 0, 4+(end-start)*messageRowArgs)
-		args = append(args, scope.Tenant, scope.User, scope.Agent, p.b.SessionID)
-		for i := start; i < end; i++ {
-			args = append(args, messageArgs(p.keep[i], p.recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2], p.cjks[i], p.ntoks[i])...)
-		}
-		q.Queue(messageInsert+valuesRows(messageRow, 4, end-start)+messageInsertEnd, args...)
-		n++
+// appendArgs appends the values of p's messageRows to args (tsv: the
+// tsvectors of its docs).
+func (p *appendPlan) appendArgs(args []any, tsv []string) []any {
+	for i := range p.keep {
+		args = appendMessageArgs(args, p.b.Scope, p.b.SessionID, p.keep[i], p.recs[i], tsv[3*i], tsv[3*i+1], tsv[3*i+2],
+			p.cjks[i], p.ntoks[i])
 	}
-	return n
+	return args
 }
 
-// readInserts reads the ids and seqs one queued insert returned.
-func (p *appendPlan) readInserts(br pgx.BatchResults) error {
+// readInserts reads the sessions, ids and seqs one queued insert returned
+// into the plans, by session key.
+func readInserts(br pgx.BatchResults, plans map[string]*appendPlan) error {
 	r, err := br.Query()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	for r.Next() {
-		var id string
+		var scope imprint.Scope
+		var sid, id string
 		var seq int64
-		if err := r.Scan(&id, &seq); err != nil {
+		if err := r.Scan(&scope.Tenant, &scope.User, &scope.Agent, &sid, &id, &seq); err != nil {
 			return err
+		}
+		p := plans[sessionKey(scope, sid)]
+		if p == nil {
+			return fmt.Errorf("insert returned a message of session %q, not of the call", sid)
 		}
 		p.inserted[id] = seq
 	}
@@ -363,19 +363,26 @@ func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.Mess
 	if err != nil {
 		return nil, err
 	}
-	q := &pgx.Batch{}
-	counts := make([]int, len(plans))
+	// All the messages in statements of maxRowsPerInsert rows, with the
+	// generic plans of the transaction (insertNewCaptures says why).
+	var rowArgs []any
+	byKey := make(map[string]*appendPlan, len(plans))
 	off := 0
-	for i, p := range plans {
-		counts[i] = p.queueInserts(q, tsv[off:off+len(p.docs)])
+	for _, p := range plans {
+		rowArgs = p.appendArgs(rowArgs, tsv[off:off+len(p.docs)])
 		off += len(p.docs)
+		byKey[p.key] = p
 	}
+	q := &pgx.Batch{}
+	q.Queue(genericPlans)
+	n := queueRows(q, messageInsert, messageRow, messageInsertEnd, messageRowArgs, rowArgs)
 	if err := sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
-		for i, p := range plans {
-			for range counts[i] {
-				if err := p.readInserts(br); err != nil {
-					return err
-				}
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		for range n {
+			if err := readInserts(br, byKey); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -65,7 +65,7 @@ type cgContent struct {
 // conversation_id or id. Malformed conversations are warnings; input that is
 // not a JSON array or object is an error of kind ErrInvalid.
 func ReadChatGPT(r io.Reader, file string) ([]Transcript, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}

@@ -46,7 +46,7 @@ var (
 // the rest still imports. Input with nothing usable is an error of kind
 // ErrInvalid naming the field.
 func ReadImprint(r io.Reader, file string) ([]Transcript, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}

@@ -65,26 +65,43 @@ var locomoSessionKey = regexp.MustCompile(`^session_([0-9]+)$`)
 // transcript with no session id and no messages when no sample imports.
 // Only input that is not a JSON array or object is an error (kind ErrInvalid).
 func ReadLoCoMo(r io.Reader, file string, loc *time.Location) ([]Transcript, error) {
+	return readLoCoMo(r, file, loc, true)
+}
+
+// readLoCoMo is ReadLoCoMo; with whole unset, every sample is decoded alone
+// (the path for files that do not decode in one pass), for tests to compare
+// the two.
+func readLoCoMo(r io.Reader, file string, loc *time.Location, whole bool) ([]Transcript, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	if err := checkDocument(data, file); err != nil {
 		return nil, err
 	}
-	raw, err := LoCoMoSamples(data)
-	if err != nil {
-		return nil, imprint.Invalidf("%s: not a LoCoMo file: %v", file, err)
+	// Most files decode in one pass; when one does not, each sample is
+	// decoded alone, so that a bad one is a warning and the rest import.
+	var decoded []locomoSample
+	if whole {
+		decoded, whole = decodeArray[locomoSample](data)
+	}
+	var raw []json.RawMessage
+	if !whole {
+		if raw, err = LoCoMoSamples(data); err != nil {
+			return nil, imprint.Invalidf("%s: not a LoCoMo file: %v", file, err)
+		}
 	}
 	var out []Transcript
 	var orphans []Warning // about samples that import nothing
 	seen := map[string]bool{}
-	for i, rs := range raw {
+	for i := range max(len(decoded), len(raw)) {
 		var s locomoSample
-		if err := json.Unmarshal(rs, &s); err != nil {
+		if whole {
+			s = decoded[i]
+		} else if err := json.Unmarshal(raw[i], &s); err != nil {
 			orphans = append(orphans, Warning{File: file, Message: fmt.Sprintf("sample %d: %v", i+1, err)})
 			continue
 		}
@@ -308,6 +325,9 @@ func orderLoCoMoSessions(sessions []locomoSession) []locomoSession {
 
 // locomoString returns raw as a trimmed string, or "" when it is not one.
 func locomoString(raw json.RawMessage) string {
+	if s, ok := plainJSONString(raw); ok {
+		return strings.TrimSpace(s)
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return ""

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -298,8 +299,15 @@ func FuzzReadLoCoMo(f *testing.F) {
 	f.Add([]byte(`{"sample_id":"s","conversation":{"speaker_a":"A","speaker_b":"B","session_1":[{"speaker":"B","text":"x"}]}}`))
 	f.Add([]byte(`[{"conversation":{"speaker_a":"A","speaker_b":"A","session_99999999999999999999":[]}}]`))
 	f.Add([]byte(`[null, {}, []]`))
+	f.Add([]byte(`[{"sample_id":"s\u0041","conversation":{"speaker_a":"A","speaker_b":"B","session_1_date_time":"1:56 pm on 8 May, 2023","session_1":[{"speaker":"A","text":"hi"}]}}, 5]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		trs, err := ReadLoCoMo(bytes.NewReader(data), "fuzz.json", nil)
+		// Decoding the file in one pass gives what decoding each sample
+		// alone gives.
+		alone, aloneErr := readLoCoMo(bytes.NewReader(data), "fuzz.json", nil, false)
+		if fmt.Sprint(err) != fmt.Sprint(aloneErr) || !cmp.Equal(trs, alone) {
+			t.Fatalf("in one pass %v %v, sample by sample %v %v", trs, err, alone, aloneErr)
+		}
 		if err != nil {
 			if !errors.Is(err, imprint.ErrInvalid) {
 				t.Fatalf("error of unexpected kind: %v", err)
@@ -316,4 +324,42 @@ func FuzzReadLoCoMo(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadLoCoMoOnePass: the shared test data decoded in one pass gives
+// what decoding each sample alone gives.
+func TestReadLoCoMoOnePass(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(sharedTestFile(t, "locomo/locomo-2conv.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := ReadLoCoMo(bytes.NewReader(data), "locomo-2conv.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := readLoCoMo(bytes.NewReader(data), "locomo-2conv.json", nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 2 {
+		t.Fatalf("%d transcripts, want 2", len(whole))
+	}
+	if d := cmp.Diff(alone, whole); d != "" {
+		t.Errorf("one pass differs from sample by sample (-alone +whole):\n%s", d)
+	}
+}
+
+func BenchmarkReadLoCoMo(b *testing.B) {
+	data, err := os.ReadFile(sharedTestFile(b, "locomo/locomo-2conv.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadLoCoMo(bytes.NewReader(data), "locomo-2conv.json", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

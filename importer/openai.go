@@ -57,7 +57,7 @@ type oaConversation struct {
 // content. Malformed messages are warnings; input that is not JSON is an
 // error of kind ErrInvalid. τ-bench trajectories are read by ReadTauBench.
 func ReadOpenAIChat(r io.Reader, file string) ([]Transcript, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}

@@ -59,16 +59,31 @@ type tauToolCall struct {
 // rest still imports. Only input that is not a JSON array or object is an
 // error (kind ErrInvalid).
 func ReadTauBench(r io.Reader, file string) ([]Transcript, error) {
-	data, err := io.ReadAll(r)
+	return readTauBench(r, file, true)
+}
+
+// readTauBench is ReadTauBench; with whole unset, every entry is decoded
+// alone (the path for files that do not decode in one pass), for tests to
+// compare the two.
+func readTauBench(r io.Reader, file string, whole bool) ([]Transcript, error) {
+	data, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	if err := checkDocument(data, file); err != nil {
 		return nil, err
 	}
-	entries, err := tauEntries(data)
-	if err != nil {
-		return nil, imprint.Invalidf("%s: not a τ-bench file: %v", file, err)
+	// Most files decode in one pass; when one does not, each entry is
+	// decoded alone, so that a bad one is a warning and the rest import.
+	var decoded []tauEntry
+	if whole {
+		decoded, whole = decodeArray[tauEntry](bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	}
+	var entries []json.RawMessage
+	if !whole {
+		if entries, err = tauEntries(data); err != nil {
+			return nil, imprint.Invalidf("%s: not a τ-bench file: %v", file, err)
+		}
 	}
 	base := sessionFromFile(file)
 	if base == "" {
@@ -77,9 +92,11 @@ func ReadTauBench(r io.Reader, file string) ([]Transcript, error) {
 	var out []Transcript
 	var orphans []Warning
 	seen := map[string]bool{}
-	for i, raw := range entries {
+	for i := range max(len(decoded), len(entries)) {
 		var e tauEntry
-		if err := json.Unmarshal(raw, &e); err != nil {
+		if whole {
+			e = decoded[i]
+		} else if err := json.Unmarshal(entries[i], &e); err != nil {
 			orphans = append(orphans, Warning{File: file, Message: fmt.Sprintf("trajectory %d: %v", i+1, err)})
 			continue
 		}
@@ -150,6 +167,9 @@ func tauText(raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
+	}
+	if s, ok := plainJSONString(raw); ok {
+		return s, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {

@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -171,8 +173,15 @@ func FuzzReadTauBench(f *testing.F) {
 	f.Add(`[{"task_id":1,"reward":0,"traj":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"Error: x"}]}]`)
 	f.Add(`{"task_id":"t","traj":[{"role":"assistant","content":[{"type":"text","text":"x"}]}]}`)
 	f.Add(`[{"traj":[{"role":"tool","tool_call_id":"zz","content":"orphan"}]}, null, []]`)
+	f.Add(`[{"task_id":1,"traj":[{"role":"user","content":"caf\u00e9 \"x\""},{"role":"user","content":[{"type":"text","text":"a"}]}]},{"traj":[{"role":7}]}]`)
 	f.Fuzz(func(t *testing.T, in string) {
 		trs, err := ReadTauBench(strings.NewReader(in), "fuzz.json")
+		// Decoding the file in one pass gives what decoding each entry
+		// alone gives.
+		alone, aloneErr := readTauBench(strings.NewReader(in), "fuzz.json", false)
+		if fmt.Sprint(err) != fmt.Sprint(aloneErr) || !cmp.Equal(trs, alone) {
+			t.Fatalf("in one pass %v %v, entry by entry %v %v", trs, err, alone, aloneErr)
+		}
 		if err != nil {
 			return
 		}
@@ -216,5 +225,43 @@ func TestReadTauBenchCallsWithoutIDs(t *testing.T) {
 	}
 	if tools[0].Name != "get_flight" || outs[0] != "A1 SFO-JFK" || tools[1].Name != "get_status" || tools[1].Error != "unknown flight" {
 		t.Errorf("tool turns %+v outputs %q", tools, outs)
+	}
+}
+
+// TestReadTauBenchOnePass: the shared test data decoded in one pass gives
+// what decoding each entry alone gives.
+func TestReadTauBenchOnePass(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(sharedTestFile(t, "tau-bench/airline-40.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := ReadTauBench(bytes.NewReader(data), "airline-40.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := readTauBench(bytes.NewReader(data), "airline-40.json", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 40 {
+		t.Fatalf("%d transcripts, want 40", len(whole))
+	}
+	if d := cmp.Diff(alone, whole); d != "" {
+		t.Errorf("one pass differs from entry by entry (-alone +whole):\n%s", d)
+	}
+}
+
+func BenchmarkReadTauBench(b *testing.B) {
+	data, err := os.ReadFile(sharedTestFile(b, "tau-bench/airline-40.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadTauBench(bytes.NewReader(data), "airline-40.json"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

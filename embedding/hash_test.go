@@ -2,10 +2,14 @@ package embedding
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -291,4 +295,44 @@ func BenchmarkHashEmbed(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(texts)), "µs/text")
+}
+
+// hashBitsTexts are the turns of the shared LoCoMo, τ-bench and Claude
+// Code test data, as their JSON writes them, and texts on the edges of
+// the tokenizer (non-ASCII letters and digits, marks, case-folding
+// letters, CJK between words, invalid UTF-8).
+func hashBitsTexts(t testing.TB) []string {
+	t.Helper()
+	var texts []string
+	for _, f := range []string{"locomo/locomo-2conv.json", "tau-bench/airline-40.json", "claude-code/representative_messages.jsonl", "claude-code/edge_cases.jsonl"} {
+		raw, err := os.ReadFile(filepath.Join(sharedTestdata(), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`"(?:text|content)": ?"((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(string(raw), -1) {
+			texts = append(texts, m[1])
+		}
+	}
+	return append(texts, "", "!!!", "a", "I", "Ünïcödé ÀÉÎ façade naïve", "\u212aelvin \u017fong İstanbul ǅ ǈ", "x\u0301y\u0308z e\u0301",
+		"٣٤٥ ⅷ ² ①", "mixed中文words日本語カタカナ한국어 text", "ÅNGSTRÖM straße ΣΊΣΥΦΟΣ", "bad \xff\xfe utf8 \xe2\x80", "tab\tnew\nline_under_score",
+		"UPPER lower MiXeD 123abc abc123 a-b a'b", strings.Repeat("long ", 500))
+}
+
+// TestHashVectorsUnchanged pins every bit of the vectors of hashBitsTexts:
+// a faster tokenizer must give the same vectors, or stored ones stop
+// matching (see TestHashGolden).
+func TestHashVectorsUnchanged(t *testing.T) {
+	t.Parallel()
+	texts := hashBitsTexts(t)
+	vecs := embedHash(t, texts...)
+	h := sha256.New()
+	for _, v := range vecs {
+		for _, x := range v {
+			binary.Write(h, binary.LittleEndian, math.Float32bits(x))
+		}
+	}
+	const want = "c006a7bef6701481124d1ef2d9f00ff540cc02105c2992cd0aaec157776a7b1f"
+	if got := hex.EncodeToString(h.Sum(nil)); got != want || len(texts) < 1500 {
+		t.Errorf("the vectors of %d texts hash to %s, want %s: the hashing scheme changed", len(texts), got, want)
+	}
 }

@@ -108,12 +108,20 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	name = c.inner.Name()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	given := make([]bool, len(misses))
 	for i := range texts {
 		if hit[i] {
 			continue
 		}
-		v := vecs[missAt[sums[i]]]
-		out[i] = clone(v)
+		k := missAt[sums[i]]
+		v := vecs[k]
+		// The inner embedder's vector goes to the caller (a copy to each
+		// later one of the same text), the cache keeps a copy of its own.
+		if given[k] {
+			out[i] = clone(v)
+		} else {
+			given[k], out[i] = true, v
+		}
 		c.put(cacheKey{name, sums[i]}, v)
 	}
 	return out, nil

@@ -117,6 +117,15 @@ func TestCacheReturnsCopies(t *testing.T) {
 	if diff := cmp.Diff(want, mustEmbed(t, c, "mutable")[0]); diff != "" {
 		t.Errorf("a caller's change reached the cache (-want +got):\n%s", diff)
 	}
+	// The same new text twice in one call: two vectors of their own.
+	twice := mustEmbed(t, c, "again", "again")
+	want = append([]float32(nil), twice[1]...)
+	for i := range twice[0] {
+		twice[0][i] = 42
+	}
+	if diff := cmp.Diff(want, twice[1]); diff != "" {
+		t.Errorf("a change to one vector reached the other of the same text (-want +got):\n%s", diff)
+	}
 }
 
 func TestCacheDoesNotCacheFailures(t *testing.T) {

@@ -109,14 +109,35 @@ type featurizer struct {
 	prev     []byte // previous word, for bigrams; nil at a chain break
 	prevStop bool
 	offs     []int // rune start offsets of word
+	// wordASCII is set while word has only ASCII bytes: its runes are
+	// its bytes.
+	wordASCII bool
 }
 
 func (f *featurizer) vector(text string) []float32 {
 	f.acc = [HashDimensions]float64{}
 	f.word, f.prev = f.word[:0], f.prev[:0]
 	hasPrev := false
+	f.wordASCII = true
 	var prevCJK rune
-	for _, r := range text {
+	for i := 0; i < len(text); {
+		// ASCII first: it is most of most texts, and none of it is CJK,
+		// a mark or a letter whose lower case is not ASCII.
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			prevCJK = 0
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				f.word = append(f.word, c)
+			case 'A' <= c && c <= 'Z':
+				f.word = append(f.word, c+'a'-'A')
+			default:
+				f.flushWord(&hasPrev)
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		i += n
 		switch {
 		case isCJK(r):
 			f.flushWord(&hasPrev)
@@ -129,6 +150,7 @@ func (f *featurizer) vector(text string) []float32 {
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
 			prevCJK = 0
 			f.word = utf8.AppendRune(f.word, unicode.ToLower(r))
+			f.wordASCII = false
 		default:
 			prevCJK = 0
 			f.flushWord(&hasPrev)
@@ -168,12 +190,17 @@ func (f *featurizer) flushWord(hasPrev *bool) {
 	}
 	f.prev, f.word = f.word, f.prev[:0]
 	f.prevStop = stop
+	f.wordASCII = true
 	*hasPrev = true
 }
 
 // charGrams emits the character n-grams of "<word>", where < and > mark the
 // word's start and end (they cannot occur inside a word).
 func (f *featurizer) charGrams() {
+	if f.wordASCII {
+		f.asciiCharGrams()
+		return
+	}
 	f.offs = f.offs[:0]
 	for i := range string(f.word) {
 		f.offs = append(f.offs, i)
@@ -198,6 +225,30 @@ func (f *featurizer) charGrams() {
 				for _, c := range f.word[f.offs[j-1]:f.offs[j]] {
 					h = fnvByte(h, c)
 				}
+			}
+		}
+		f.add(h, charGramWeight)
+	}
+}
+
+// asciiCharGrams is charGrams for a word of ASCII bytes, each its own
+// character.
+func (f *featurizer) asciiCharGrams() {
+	w := f.word
+	padded := len(w) + 2
+	if padded < charGramSize {
+		return
+	}
+	for p := 0; p+charGramSize <= padded; p++ {
+		h := fnvByte(fnvByte(fnvOffset64, kindCharGram), 0)
+		for j := p; j < p+charGramSize; j++ {
+			switch j {
+			case 0:
+				h = fnvByte(h, '<')
+			case padded - 1:
+				h = fnvByte(h, '>')
+			default:
+				h = fnvByte(h, w[j-1])
 			}
 		}
 		f.add(h, charGramWeight)

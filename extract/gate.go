@@ -27,14 +27,25 @@ type injectionPattern struct {
 	re      *regexp.Regexp
 }
 
-func (p injectionPattern) match(folded string) bool {
-	for n := range strings.SplitSeq(p.needles, "|") {
-		if strings.Contains(folded, n) {
-			return p.re.MatchString(folded)
+// injectionNeedles are the distinct needles of injectionPatterns, and
+// injectionNeedleOf the indexes into it of each pattern's needles.
+var injectionNeedles, injectionNeedleOf = func() ([]string, [][]int) {
+	var needles []string
+	at := map[string]int{}
+	of := make([][]int, len(injectionPatterns))
+	for i, p := range injectionPatterns {
+		for n := range strings.SplitSeq(p.needles, "|") {
+			k, ok := at[n]
+			if !ok {
+				k = len(needles)
+				at[n] = k
+				needles = append(needles, n)
+			}
+			of[i] = append(of[i], k)
 		}
 	}
-	return false
-}
+	return needles, of
+}()
 
 // injectionPatterns match attempts to take over the extraction model. They
 // run on text folded by foldText (lower case, ASCII forms of full-width
@@ -111,11 +122,59 @@ func ShouldExtract(content string) (ok bool, reason string) {
 // LooksLikeInjection reports whether s matches one of the prompt-injection
 // patterns (case, full-width forms and spacing are ignored).
 func LooksLikeInjection(s string) bool {
-	f := foldText(s)
-	for _, p := range injectionPatterns {
-		if p.match(f) {
+	n := newNeedleSet(foldText(s))
+	for i, p := range injectionPatterns {
+		if p.match(i, n) {
 			return true
 		}
 	}
 	return false
+}
+
+// match reports whether p, injectionPatterns[i], matches n's text; it runs
+// only when one of its needles is there.
+func (p injectionPattern) match(i int, n *needleSet) bool {
+	for _, k := range injectionNeedleOf[i] {
+		if n.has(k) {
+			return p.re.MatchString(n.text)
+		}
+	}
+	return false
+}
+
+// needleSet says which of injectionNeedles a folded text holds, looking
+// for each once, and not at all for one that is not ASCII in an ASCII
+// text.
+type needleSet struct {
+	text  string
+	ascii bool
+	found [64]int8 // by needle: 0 not looked for yet, 1 in text, -1 not
+}
+
+func newNeedleSet(folded string) *needleSet {
+	return &needleSet{text: folded, ascii: isASCII(folded)}
+}
+
+// has reports whether injectionNeedles[k] is in the text.
+func (n *needleSet) has(k int) bool {
+	needle := injectionNeedles[k]
+	if k >= len(n.found) {
+		return strings.Contains(n.text, needle)
+	}
+	if n.found[k] == 0 {
+		n.found[k] = -1
+		if !(n.ascii && !isASCII(needle)) && strings.Contains(n.text, needle) {
+			n.found[k] = 1
+		}
+	}
+	return n.found[k] == 1
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

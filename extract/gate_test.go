@@ -106,7 +106,8 @@ func BenchmarkShouldExtract(b *testing.B) {
 }
 
 // TestEveryInjectionPatternFires guards the literal prefilter: each
-// pattern must still match an example through match().
+// pattern must still match an example through match(), its needles
+// looked up in a needleSet.
 func TestEveryInjectionPatternFires(t *testing.T) {
 	t.Parallel()
 	examples := []string{
@@ -123,7 +124,7 @@ func TestEveryInjectionPatternFires(t *testing.T) {
 		t.Fatalf("%d examples for %d patterns", len(examples), len(injectionPatterns))
 	}
 	for i, p := range injectionPatterns {
-		if !p.match(foldText(examples[i])) {
+		if !p.match(i, newNeedleSet(foldText(examples[i]))) {
 			t.Errorf("pattern %d (%s) does not match %q", i, p.re, examples[i])
 		}
 	}

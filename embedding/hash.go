@@ -197,13 +197,15 @@ func (f *featurizer) flushWord(hasPrev *bool) {
 // charGrams emits the character n-grams of "<word>", where < and > mark the
 // word's start and end (they cannot occur inside a word).
 func (f *featurizer) charGrams() {
-	if f.wordASCII {
-		f.asciiCharGrams()
-		return
-	}
 	f.offs = f.offs[:0]
-	for i := range string(f.word) {
-		f.offs = append(f.offs, i)
+	if f.wordASCII { // each byte is a rune
+		for i := range len(f.word) {
+			f.offs = append(f.offs, i)
+		}
+	} else {
+		for i := range string(f.word) {
+			f.offs = append(f.offs, i)
+		}
 	}
 	nr := len(f.offs)
 	f.offs = append(f.offs, len(f.word))
@@ -225,30 +227,6 @@ func (f *featurizer) charGrams() {
 				for _, c := range f.word[f.offs[j-1]:f.offs[j]] {
 					h = fnvByte(h, c)
 				}
-			}
-		}
-		f.add(h, charGramWeight)
-	}
-}
-
-// asciiCharGrams is charGrams for a word of ASCII bytes, each its own
-// character.
-func (f *featurizer) asciiCharGrams() {
-	w := f.word
-	padded := len(w) + 2
-	if padded < charGramSize {
-		return
-	}
-	for p := 0; p+charGramSize <= padded; p++ {
-		h := fnvByte(fnvByte(fnvOffset64, kindCharGram), 0)
-		for j := p; j < p+charGramSize; j++ {
-			switch j {
-			case 0:
-				h = fnvByte(h, '<')
-			case padded - 1:
-				h = fnvByte(h, '>')
-			default:
-				h = fnvByte(h, w[j-1])
 			}
 		}
 		f.add(h, charGramWeight)

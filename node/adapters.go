@@ -107,14 +107,26 @@ func (n *Node) buildEmbedder() (imprint.Embedder, error) {
 // sqlite store's writer pool), installed as the store's job engine so that
 // enqueueing stays in the store's transactions.
 //
-// On PostgreSQL the jobs always run on River (riverpgxv5 on the store's
-// pool, listening for new jobs), whatever jobs.engine says: several nodes
-// may share the database, and River with the store's node leases hands a
-// stopped node's running jobs to the others (schedule.RiverConfig.Nodes).
+// On PostgreSQL the jobs always run on River (riverpgxv5 on a pool of its
+// own beside the store's, postgres.DB.JobPool, listening for new jobs),
+// whatever jobs.engine says: several nodes may share the database, and
+// River with the store's node leases hands a stopped node's running jobs
+// to the others (schedule.RiverConfig.Nodes).
 func (n *Node) JobEngine(ctx context.Context, svc imprint.ServiceStore, sc schedule.Config) (schedule.Engine, error) {
 	if pg, ok := svc.(*postgres.DB); ok {
 		host, _ := imprint.AsJobEngineHost[pgx.Tx](svc)
-		eng, err := schedule.NewRiver(ctx, riverpgxv5.New(pg.Pool()), svc,
+		pool, err := pg.JobPool(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("jobs engine river: %w", err)
+		}
+		if pool == nil {
+			pool = pg.Pool() // one connection: River shares it
+		} else {
+			n.mu.Lock()
+			n.closers = append(n.closers, func() error { pool.Close(); return nil })
+			n.mu.Unlock()
+		}
+		eng, err := schedule.NewRiver(ctx, riverpgxv5.New(pool), svc,
 			schedule.RiverConfig{Config: sc, Listen: pg.CanListen(), Nodes: pg}, n.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("jobs engine river: %w", err)

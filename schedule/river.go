@@ -242,8 +242,27 @@ func (e *River[TTx]) OnEvent(fn func(name string, j imprint.Job, err error)) {
 }
 
 // Enqueue stores j through the job store (and so through InsertTx), with
-// the defaults of Scheduler.Enqueue.
+// the defaults of Scheduler.Enqueue. When an unfinished job this engine
+// last saw holding j's unique key still holds it, Enqueue returns that
+// job, read by id outside any store transaction (one statement): the
+// planner asks again every tick for each session whose extraction is
+// queued or running, and the unique insert would only join it.
 func (e *River[TTx]) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error) {
+	key := j.UniqueKey
+	if j.Kind == imprint.JobExtract && key == "" {
+		key = imprint.ExtractJobKey(j.Scope, j.SessionID)
+	}
+	if key != "" {
+		if id, ok := e.holder(string(j.Kind) + "\x00" + key); ok {
+			if row, err := e.client.JobGet(ctx, id); err == nil {
+				want := j
+				want.UniqueKey = key
+				if old, held := holds(row, want); held {
+					return old, nil
+				}
+			}
+		}
+	}
 	return enqueue(ctx, e.st, e.cfg.Config, j)
 }
 
@@ -469,7 +488,16 @@ func jobPriority(k imprint.JobKind) int {
 // then it reports false and the caller inserts.
 func (e *River[TTx]) holderOf(ctx context.Context, tx TTx, id int64, j imprint.Job) (imprint.Job, bool) {
 	row, err := e.client.JobGetTx(ctx, tx, id)
-	if err != nil || row.Kind != string(j.Kind) || !slices.Contains(unfinishedStates, row.State) {
+	if err != nil {
+		return imprint.Job{}, false
+	}
+	return holds(row, j)
+}
+
+// holds returns row as a job when it is an unfinished job of j's kind and
+// unique key.
+func holds(row *rivertype.JobRow, j imprint.Job) (imprint.Job, bool) {
+	if row == nil || row.Kind != string(j.Kind) || !slices.Contains(unfinishedStates, row.State) {
 		return imprint.Job{}, false
 	}
 	old, err := jobFromRow(row)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // foldRune maps full-width ASCII variants and the ideographic space to their
@@ -26,7 +27,27 @@ func foldText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII: lower-cased, no full-width form, the same spaces as
+			// unicode.IsSpace's below U+0080.
+			i++
+			if c == ' ' || '\t' <= c && c <= '\r' {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
 		r = foldRune(r)
 		if unicode.IsSpace(r) {
 			space = b.Len() > 0

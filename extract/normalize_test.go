@@ -1,6 +1,10 @@
 package extract
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode"
+)
 
 func TestNormalizeText(t *testing.T) {
 	t.Parallel()
@@ -40,4 +44,37 @@ func BenchmarkContentHash(b *testing.B) {
 	for b.Loop() {
 		ContentHash(s)
 	}
+}
+
+// foldTextByRune is foldText's definition, a rune at a time: the oracle
+// for its ASCII fast path.
+func foldTextByRune(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		r = foldRune(r)
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// FuzzFoldText: foldText gives what folding a rune at a time gives, on
+// any text (ASCII and not, spaces of every kind, invalid UTF-8).
+func FuzzFoldText(f *testing.F) {
+	for _, s := range []string{"", " Hello\tWORLD\r\n", "ＡＢＣ　ｄｅｆ", "\u212aelvin İ ß", "a\x85b\u00a0c\v\fd", "bad \xff\xfe", "中文 Mixed ASCII"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := foldText(s), foldTextByRune(s); got != want {
+			t.Fatalf("foldText(%q) = %q, rune by rune %q", s, got, want)
+		}
+	})
 }

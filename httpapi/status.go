@@ -61,6 +61,14 @@ type OpUsage struct {
 	Errors           int `json:"errors"`
 }
 
+// pendingCounter is a store that counts the pending messages of every
+// session of a scope in one go (the PostgreSQL store: one statement
+// instead of one per session, for a status polled while a service
+// drains).
+type pendingCounter interface {
+	PendingCounts(ctx context.Context, scope imprint.Scope) (map[string]int, error)
+}
+
 // status collects the scope's status.
 func (s *Server) status(ctx context.Context, scope imprint.Scope) (Status, error) {
 	st := Status{Sessions: []SessionStatus{}, FailedJobs: []FailedJob{}, LLM: map[string]OpUsage{}}
@@ -68,10 +76,18 @@ func (s *Server) status(ctx context.Context, scope imprint.Scope) (Status, error
 	if err != nil {
 		return st, fmt.Errorf("status sessions: %w", err)
 	}
+	var counts map[string]int
+	if pc, ok := s.d.Store.(pendingCounter); ok {
+		if counts, err = pc.PendingCounts(ctx, scope); err != nil {
+			return st, fmt.Errorf("status pending: %w", err)
+		}
+	}
 	for _, ss := range sessions {
-		n, err := s.d.Store.CountPending(ctx, scope, ss.ID)
-		if err != nil {
-			return st, fmt.Errorf("status pending of %s: %w", ss.ID, err)
+		n := counts[ss.ID] // 0 for a session created after the count
+		if counts == nil {
+			if n, err = s.d.Store.CountPending(ctx, scope, ss.ID); err != nil {
+				return st, fmt.Errorf("status pending of %s: %w", ss.ID, err)
+			}
 		}
 		st.PendingMessages += n
 		st.Sessions = append(st.Sessions, SessionStatus{SessionID: ss.ID, PendingMessages: n, LastExtractedAt: ss.LastExtractedAt})

@@ -85,6 +85,32 @@ func (db *DB) ListSessions(ctx context.Context, scope imprint.Scope) ([]imprint.
 	return collectSessions("list sessions", rows, err)
 }
 
+// PendingCounts returns, by session id, how many messages of each session
+// of the scope are after its cursor (CountPending of each, in one
+// statement): a status page asks for every session at once.
+func (db *DB) PendingCounts(ctx context.Context, scope imprint.Scope) (map[string]int, error) {
+	if err := validScope(scope); err != nil {
+		return nil, err
+	}
+	rows, err := db.pool.Query(ctx, `SELECT s.id, (SELECT COUNT(*) FROM messages m
+		WHERE m.tenant = s.tenant AND m.user_id = s.user_id AND m.agent = s.agent AND m.session_id = s.id AND m.seq > s.cursor_seq)
+		FROM sessions s WHERE s.tenant = $1 AND s.user_id = $2 AND s.agent = $3`, scopeArgs(scope)...)
+	if err != nil {
+		return nil, dbErr("pending counts", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, dbErr("pending counts", err)
+		}
+		out[id] = n
+	}
+	return out, dbErr("pending counts", rows.Err())
+}
+
 // updateSession runs an UPDATE of one session (the scope and id are its
 // last four placeholders): ErrNotFound when the session is not in scope.
 func (db *DB) updateSession(ctx context.Context, op, set string, scope imprint.Scope, id string, vals ...any) error {

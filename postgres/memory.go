@@ -88,6 +88,14 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
 		$23::tsvector, $24, $25, $26, $27)
 		ON CONFLICT (id) DO NOTHING RETURNING rid`
+	// memoryInsertMany inserts memories, rows of memoryRowValues (the
+	// values of memoryInsertSQL each), nothing for an id stored.
+	memoryInsertMany = `INSERT INTO memories (tenant, user_id, agent, workspace, session_id, content,
+		type, priority, scene_name, source_message_ids, metadata, timestamps, created_at, updated_at, version,
+		superseded_by, supersedes, extractor, content_hash, vec, embedder, dim, words, cjk, id, forgotten_at, ntok)
+		VALUES `
+	memoryRowValues = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?, ?, ?, ?)`
+	memoryInsertEnd = ` ON CONFLICT (id) DO NOTHING`
 	memoryUpdateSQL = `UPDATE memories SET workspace = $4, session_id = $5, content = $6, type = $7, priority = $8,
 		scene_name = $9, source_message_ids = $10, metadata = $11, timestamps = $12, created_at = $13, updated_at = $14,
 		version = $15, superseded_by = $16, supersedes = $17, extractor = $18, content_hash = $19, vec = $20,
@@ -224,30 +232,61 @@ var errMemoryExists = errors.New("memory id stored already")
 // id stored (the statements after it ran against a row not yet rewritten;
 // the caller rolls back and goes a statement at a time).
 func putMemoriesBatch(ctx context.Context, tx pgx.Tx, ws []memoryWrite) error {
+	// The inserts of consecutive writes share statements of up to
+	// maxRowsPerInsert rows (with the transaction's generic plans, as
+	// insertNewCaptures says), in order; a write that supersedes ends
+	// its statement, and its supersedes follow it.
 	b := &pgx.Batch{}
+	b.Queue(genericPlans)
+	type stmt struct{ rows, supersedes int }
+	var stmts []stmt
+	var rowArgs []any
+	var pending int
+	flush := func(supersedes int) {
+		if pending == 0 {
+			return
+		}
+		b.Queue(memoryInsertMany+valuesRows(memoryRowValues, 0, pending)+memoryInsertEnd, rowArgs...)
+		stmts = append(stmts, stmt{pending, supersedes})
+		rowArgs, pending = nil, 0
+	}
 	for _, w := range ws {
-		b.Queue(memoryInsertSQL, w.vals...)
+		rowArgs = append(rowArgs, w.vals...)
+		pending++
+		if len(w.supersede) > 0 || pending == maxRowsPerInsert {
+			flush(len(w.supersede))
+		}
 		for _, id := range w.supersede {
 			b.Queue(memorySupersedeSQL, w.m.ID, id, w.m.Scope.Tenant, w.m.Scope.User, w.m.Scope.Agent)
 		}
 	}
+	flush(0)
+	var supersedes []string
+	for _, w := range ws {
+		supersedes = append(supersedes, w.supersede...)
+	}
 	br := tx.SendBatch(ctx, b)
 	err := func() error {
-		for _, w := range ws {
-			var rid int64
-			err := br.QueryRow().Scan(&rid)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return errMemoryExists
-			}
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		sup := 0
+		for _, st := range stmts {
+			tag, err := br.Exec()
 			if err != nil {
 				return err
 			}
-			for _, id := range w.supersede {
+			if tag.RowsAffected() != int64(st.rows) {
+				return errMemoryExists
+			}
+			for range st.supersedes {
+				var rid int64
 				if err := br.QueryRow().Scan(&rid); errors.Is(err, pgx.ErrNoRows) {
-					return imprint.Conflictf("memory %q is already superseded or not in scope", id)
+					return imprint.Conflictf("memory %q is already superseded or not in scope", supersedes[sup])
 				} else if err != nil {
 					return err
 				}
+				sup++
 			}
 		}
 		return nil

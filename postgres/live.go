@@ -260,8 +260,9 @@ func (db *DB) OpenEpisode(ctx context.Context, scope imprint.Scope, sessionID st
 
 // CloseEpisode closes the open episode as closedBy and, when job is not
 // nil, enqueues it in the same transaction (EpisodeID, SessionID and Scope
-// default to the episode's). The episode's row is locked, so of two nodes
-// closing one episode only one closes it (the other gets ErrConflict).
+// default to the episode's). The session's row is locked, then the
+// episode's: of two nodes closing one episode only one closes it (the other
+// gets ErrConflict), and a turn appended meanwhile goes to a new episode.
 // ErrNotFound when the episode is not in scope, ErrConflict when it is not
 // open, ErrInvalid for an unknown closedBy or an invalid job.
 func (db *DB) CloseEpisode(ctx context.Context, scope imprint.Scope, episodeID string, closedBy imprint.ClosedBy, job *imprint.Job) (imprint.Episode, error) {
@@ -274,6 +275,16 @@ func (db *DB) CloseEpisode(ctx context.Context, scope imprint.Scope, episodeID s
 	now := imprint.Now()
 	var out imprint.Episode
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
+		// The session's row first, as AppendTurns locks it: an append
+		// waiting for it reads the episode closed and opens a new one.
+		// Locking only the episode let an append read it open before the
+		// close committed and then write its turns into the closed one.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM sessions s JOIN episodes e ON s.tenant = e.tenant AND s.user_id = e.user_id
+			AND s.agent = e.agent AND s.id = e.session_id
+			WHERE e.id = $1 AND e.tenant = $2 AND e.user_id = $3 AND e.agent = $4 FOR UPDATE OF s`,
+			episodeID, scope.Tenant, scope.User, scope.Agent); err != nil {
+			return err
+		}
 		ep, err := scanEpisode(tx.QueryRow(ctx, `SELECT `+episodeCols+` FROM episodes
 			WHERE id = $1 AND tenant = $2 AND user_id = $3 AND agent = $4 FOR UPDATE`,
 			episodeID, scope.Tenant, scope.User, scope.Agent))

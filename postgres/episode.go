@@ -235,7 +235,7 @@ func (db *DB) SaveCaptures(ctx context.Context, eps []imprint.Episode, traces []
 func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [][]imprint.Trace, keys []map[string]bool,
 	wrap func(c int, err error) error) error {
 	now := imprint.Now()
-	err := db.tx(ctx, func(tx pgx.Tx) error {
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		// The keyword index of every trace, in one query at most.
 		var texts, cjks []string
 		var ntoks []int
@@ -462,7 +462,7 @@ func queueTraceInserts(q *pgx.Batch, ep imprint.Episode, traces []imprint.Trace,
 // round trip: behind a savepoint, the episodes' inserts and then all their
 // traces', a statement per maxRowsPerInsert rows of each, so that an
 // import's statements are few and mostly of one shape, whose generic plan
-// the transaction keeps (plan_cache_mode): planning a multi-row insert
+// the transaction keeps (writeTx): planning a multi-row insert
 // afresh each time cost more than executing it. done is false, with the
 // savepoint rolled back, when an episode is stored already or a trace id
 // is taken: saveCaptureTx then writes each capture (updating, deleting
@@ -470,7 +470,6 @@ func queueTraceInserts(q *pgx.Batch, ep imprint.Episode, traces []imprint.Trace,
 func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) (done bool, err error) {
 	q := &pgx.Batch{}
 	q.Queue(`SAVEPOINT imprint_new_captures`)
-	q.Queue(genericPlans)
 	var epArgs []any
 	for _, ep := range eps {
 		row, err := episodeRow(ep)
@@ -494,10 +493,8 @@ func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, tr
 	trStmts := queueRows(q, traceInsertMany, traceRowAll, "", traceRowArgs, trArgs)
 	var stored int64
 	err = sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
-		for range 2 {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
+		if _, err := br.Exec(); err != nil { // the savepoint
+			return err
 		}
 		for range epStmts {
 			tag, err := br.Exec()
@@ -522,12 +519,6 @@ func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, tr
 	_, err = tx.Exec(ctx, `ROLLBACK TO SAVEPOINT imprint_new_captures`)
 	return false, err
 }
-
-// genericPlans makes the rest of a write transaction run its prepared
-// statements with their generic plans, planned once per connection: the
-// multi-row inserts of an import, whose custom plans (the same plan, made
-// again for each set of values) cost more to make than to run.
-const genericPlans = `SET LOCAL plan_cache_mode = force_generic_plan`
 
 // episodeInsertMany inserts new episodes, rows of episodeRowValues (the
 // values of episodeRow each), nothing for an id stored; traceRowAll is a

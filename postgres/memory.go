@@ -145,7 +145,7 @@ func (db *DB) PutMemories(ctx context.Context, puts []imprint.MemoryPut) error {
 			return dbErr("put memory", err)
 		}
 	} else {
-		err := db.tx(ctx, func(tx pgx.Tx) error { return putMemoriesBatch(ctx, tx, ws) })
+		err := db.writeTx(ctx, func(tx pgx.Tx) error { return putMemoriesBatch(ctx, tx, ws) })
 		if err == nil {
 			db.noteMemoryVectors(ctx, ws)
 			return nil
@@ -237,7 +237,6 @@ func putMemoriesBatch(ctx context.Context, tx pgx.Tx, ws []memoryWrite) error {
 	// insertNewCaptures says), in order; a write that supersedes ends
 	// its statement, and its supersedes follow it.
 	b := &pgx.Batch{}
-	b.Queue(genericPlans)
 	type stmt struct{ rows, supersedes int }
 	var stmts []stmt
 	var rowArgs []any
@@ -267,9 +266,6 @@ func putMemoriesBatch(ctx context.Context, tx pgx.Tx, ws []memoryWrite) error {
 	}
 	br := tx.SendBatch(ctx, b)
 	err := func() error {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
 		sup := 0
 		for _, st := range stmts {
 			tag, err := br.Exec()

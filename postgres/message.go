@@ -160,7 +160,7 @@ func latestSpeakers(ctx context.Context, tx pgx.Tx, all []sessionRef) (map[strin
 func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch) ([]imprint.AppendResult, error) {
 	now := imprint.Now()
 	var out []imprint.AppendResult
-	err := db.tx(ctx, func(tx pgx.Tx) error {
+	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		out = out[:0]
 		all, err := lockSessions(ctx, tx, batches, now)
 		if err != nil {
@@ -374,12 +374,8 @@ func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.Mess
 		byKey[p.key] = p
 	}
 	q := &pgx.Batch{}
-	q.Queue(genericPlans)
 	n := queueRows(q, messageInsert, messageRow, messageInsertEnd, messageRowArgs, rowArgs)
 	if err := sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
 		for range n {
 			if err := readInserts(br, byKey); err != nil {
 				return err

@@ -54,6 +54,9 @@ func BenchmarkNodesLLMBound(b *testing.B) {
 					}
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				if os.Getenv(envTimeline) != "" {
+					resetStatements(ctx, storeURL)
+				}
 				cpu0 := readCPU(procs, pgPID)
 				b.StartTimer()
 				start := time.Now()

@@ -39,6 +39,40 @@ type timeline struct {
 	Load       string         `json:"loadavg"`
 	NodeIDs    map[string]int `json:"node_ids"`
 	Requests   []timelineReq  `json:"requests"`
+	Server     serverCounts   `json:"server"`
+}
+
+// serverCounts is what the PostgreSQL server did during the run: the
+// backends started inside it (a fresh pool's connections), and, when
+// pg_stat_statements is loaded, the statements executed and planned
+// (pg_stat_statements is reset before the run; -1 when absent).
+type serverCounts struct {
+	Backends   int     `json:"backends_started"`
+	Statements int64   `json:"statements"`
+	Plans      int64   `json:"plans"`
+	PlanMS     float64 `json:"plan_ms"`
+	ExecMS     float64 `json:"exec_ms"`
+}
+
+// resetStatements empties pg_stat_statements, when loaded, before a run.
+func resetStatements(ctx context.Context, url string) {
+	conn, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = conn.Exec(ctx, `SELECT pg_stat_statements_reset()`)
+}
+
+// readServerCounts reads the server's counts of the run from start to end
+// on conn.
+func readServerCounts(ctx context.Context, conn *pgxpool.Pool, start, end time.Time) serverCounts {
+	sc := serverCounts{Statements: -1, Plans: -1}
+	_ = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+		AND backend_type = 'client backend' AND backend_start BETWEEN $1 AND $2`, start, end).Scan(&sc.Backends)
+	_ = conn.QueryRow(ctx, `SELECT sum(calls)::int8, sum(plans)::int8, sum(total_plan_time), sum(total_exec_time)
+		FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_%'`).Scan(&sc.Statements, &sc.Plans, &sc.PlanMS, &sc.ExecMS)
+	return sc
 }
 
 type timelineReq struct {
@@ -200,6 +234,7 @@ func writeTimeline(ctx context.Context, dir, storeURL string, start, posted, dra
 		return "", err
 	}
 	defer conn.Close()
+	tl.Server = readServerCounts(ctx, conn, start, drained)
 	rows, err := conn.Query(ctx, `SELECT id, kind, coalesce(args->>'session_id',''), coalesce(args->>'episode_id',''), state::text, attempt,
 		created_at, attempted_at, finalized_at, coalesce(attempted_by, '{}') FROM river_job ORDER BY id`)
 	if err != nil {
@@ -295,7 +330,9 @@ func (tl timeline) summary() string {
 		serve += c
 	}
 	return fmt.Sprintf("%d nodes: posted %.2f s, drained %.2f s; LLM slots %.1f slot-s busy, %.1f idle while jobs waited, %.1f idle with none waiting; "+
-		"%.1f job-s held outside an LLM call; calls per node %v; CPU s: serve %.2f, postgres %.2f, bench %.2f, machine %.2f of %.2f; load %s",
+		"%.1f job-s held outside an LLM call; calls per node %v; CPU s: serve %.2f, postgres %.2f, bench %.2f, machine %.2f of %.2f; "+
+		"server: %d backends started, %d statements, %d plans (%.0f ms planning, %.0f ms executing); load %s",
 		tl.Nodes, tl.Posted/1000, tl.Drained/1000, busy/1000, idleWaiting/1000, idleEmpty/1000, held/1000, perNode,
-		serve/1000, tl.PGCPU/1000, tl.BenchCPU/1000, tl.MachineCPU/1000, float64(tl.Cores)*tl.Drained/1000, tl.Load)
+		serve/1000, tl.PGCPU/1000, tl.BenchCPU/1000, tl.MachineCPU/1000, float64(tl.Cores)*tl.Drained/1000,
+		tl.Server.Backends, tl.Server.Statements, tl.Server.Plans, tl.Server.PlanMS, tl.Server.ExecMS, tl.Load)
 }

@@ -131,6 +131,12 @@ func (n *Node) JobEngine(ctx context.Context, svc imprint.ServiceStore, sc sched
 		if err != nil {
 			return nil, fmt.Errorf("jobs engine river: %w", err)
 		}
+		if pool != pg.Pool() {
+			// River's tables exist now (its migrations ran).
+			if err := postgres.WarmPool(ctx, pool); err != nil {
+				n.Logger.Warn("river's connections not warmed", "error", err.Error())
+			}
+		}
 		return installEngine(ctx, host, eng, n.Logger)
 	}
 	if n.Config.Jobs.Engine != config.JobsEngineRiver {
@@ -160,4 +166,16 @@ func installEngine[TTx any](ctx context.Context, host imprint.JobEngineHost[TTx]
 		logger.Info("unfinished jobs of the jobs table moved to river", "jobs", n)
 	}
 	return eng, nil
+}
+
+// warmStore readies a PostgreSQL store's connections for the first
+// requests and jobs (postgres.DB.Warm) before imprint serve listens; a
+// failure only costs the first requests their cold start, so it is
+// logged.
+func (n *Node) warmStore(ctx context.Context, st imprint.ServiceStore) {
+	if pg, ok := st.(*postgres.DB); ok {
+		if err := pg.Warm(ctx); err != nil {
+			n.Logger.Warn("store connections not warmed", "error", err.Error())
+		}
+	}
 }

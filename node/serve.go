@@ -83,6 +83,8 @@ func (n *Node) Serve(ctx context.Context, h ServeHooks) error {
 	if err != nil {
 		return err
 	}
+	// After the job engine's migrations, before the address is served.
+	n.warmStore(ctx, svc)
 	emb, err := n.Embedder()
 	if err != nil {
 		return err

@@ -19,7 +19,9 @@ import "context"
 // The optional capabilities are BatchAppender (record: group commit),
 // CaptureSaver (capture: many captures in one transaction), MemoryBatchWriter
 // (extract: a window's memories in one transaction), LiveHashLister
-// (extract: the exact-text pre-check of many memories in one query), TermCounter
+// (extract: the exact-text pre-check of many memories in one query),
+// EpisodeBatchReader (an import: the stored episodes of a batch in one
+// query), TermCounter
 // (extract: the keyword recall's term weights), JobEngineHost (schedule:
 // an outside job engine writing in the store's transactions), Browser
 // (the web viewer: counts and episode lists, browse.go), Dumper and
@@ -39,6 +41,28 @@ type CaptureSaver interface {
 	// error saves nothing. ErrInvalid when the lengths differ; ErrConflict
 	// when an episode id belongs to another scope.
 	SaveCaptures(ctx context.Context, eps []Episode, traces [][]Trace) error
+}
+
+// EpisodeBatchReader is an optional capability of an EpisodeStore: it
+// reads many episodes in one query, for a store where each query is a
+// round trip to a server. An import asks it which episodes of a capture
+// batch are stored already, and asks episode by episode when the store
+// lacks it.
+type EpisodeBatchReader interface {
+	// SupportsEpisodeBatch reports whether GetEpisodes works on this store.
+	SupportsEpisodeBatch() bool
+	// GetEpisodes returns those of ids that are episodes of scope, each
+	// once and as GetEpisode returns it (the turns of an open episode's
+	// rows included), in no particular order; an id not in scope is left
+	// out. ErrInvalid for an incomplete scope.
+	GetEpisodes(ctx context.Context, scope Scope, ids []string) ([]Episode, error)
+}
+
+// AsEpisodeBatchReader returns s as an EpisodeBatchReader when it
+// implements one and supports it.
+func AsEpisodeBatchReader(s any) (EpisodeBatchReader, bool) {
+	r, ok := s.(EpisodeBatchReader)
+	return r, ok && r.SupportsEpisodeBatch()
 }
 
 // MemoryPut is one write of PutMemories: what PutMemory(Memory, Supersede)

@@ -19,6 +19,10 @@ func (c capStore) SupportsLiveHashes() bool                               { retu
 func (capStore) LiveMemoryHashes(context.Context, Scope, []string) ([]string, error) {
 	return nil, nil
 }
+func (c capStore) SupportsEpisodeBatch() bool { return c.on }
+func (capStore) GetEpisodes(context.Context, Scope, []string) ([]Episode, error) {
+	return nil, nil
+}
 func (c capStore) SupportsMemoryBatch() bool                    { return c.on }
 func (capStore) PutMemories(context.Context, []MemoryPut) error { return nil }
 func (c capStore) SupportsTermCounts() bool                     { return c.on }
@@ -41,6 +45,7 @@ func TestAsCapabilities(t *testing.T) {
 		"BatchAppender":         func(s any) bool { _, ok := AsBatchAppender(s); return ok },
 		"CaptureSaver":          func(s any) bool { _, ok := AsCaptureSaver(s); return ok },
 		"LiveHashLister":        func(s any) bool { _, ok := AsLiveHashLister(s); return ok },
+		"EpisodeBatchReader":    func(s any) bool { _, ok := AsEpisodeBatchReader(s); return ok },
 		"MemoryBatchWriter":     func(s any) bool { _, ok := AsMemoryBatchWriter(s); return ok },
 		"TermCounter":           func(s any) bool { _, ok := AsTermCounter(s); return ok },
 		"JobEngineHost":         func(s any) bool { _, ok := AsJobEngineHost[int](s); return ok },

@@ -116,18 +116,23 @@ func (im *Importer) startCapture(ctx context.Context, bar Progress) *captureStag
 }
 
 // captureEpisodes captures the new or grown episodes of jobs with one
-// RunMany (one store transaction) and returns each job's counts and
+// read of the stored ones and one RunMany (one store transaction) and
+// returns each job's counts and
 // warnings.
 func (im *Importer) captureEpisodes(ctx context.Context, jobs []captureJob) ([]Summary, error) {
 	sums := make([]Summary, len(jobs))
 	var run []imprint.Episode
 	var idx []int
+	in := make([]imprint.Episode, len(jobs))
 	for i, j := range jobs {
-		ep, skip, err := im.episodeToCapture(ctx, j.ep)
-		if err != nil {
-			return sums, err
-		}
-		if skip {
+		in[i] = j.ep
+	}
+	eps, skip, err := im.episodesToCapture(ctx, in)
+	if err != nil {
+		return sums, err
+	}
+	for i, ep := range eps {
+		if skip[i] {
 			sums[i].EpisodesSkipped++
 			continue
 		}

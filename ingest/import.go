@@ -328,12 +328,53 @@ func (im *Importer) episodeToCapture(ctx context.Context, ep imprint.Episode) (i
 	ep = scopedEpisode(ep, im.Scope)
 	prev, err := im.Store.GetEpisode(ctx, im.Scope, ep.ID)
 	switch {
-	case err == nil && len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen:
-		return ep, true, nil // captured before and unchanged
-	case err != nil && !errors.Is(err, imprint.ErrNotFound):
+	case err == nil:
+		return ep, unchanged(prev, ep), nil
+	case !errors.Is(err, imprint.ErrNotFound):
 		return ep, false, fmt.Errorf("import episode %s: %w", ep.ID, err)
 	}
 	return ep, false, nil
+}
+
+// episodesToCapture is episodeToCapture for several episodes, with one
+// read of the stored ones when the store is an imprint.EpisodeBatchReader.
+func (im *Importer) episodesToCapture(ctx context.Context, eps []imprint.Episode) ([]imprint.Episode, []bool, error) {
+	br, ok := imprint.AsEpisodeBatchReader(im.Store)
+	out, skip := make([]imprint.Episode, len(eps)), make([]bool, len(eps))
+	if !ok {
+		for i, ep := range eps {
+			var err error
+			if out[i], skip[i], err = im.episodeToCapture(ctx, ep); err != nil {
+				return nil, nil, err
+			}
+		}
+		return out, skip, nil
+	}
+	ids := make([]string, len(eps))
+	for i, ep := range eps {
+		out[i] = scopedEpisode(ep, im.Scope)
+		ids[i] = out[i].ID
+	}
+	stored, err := br.GetEpisodes(ctx, im.Scope, ids)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import episode %s: %w", ids[0], err)
+	}
+	prev := make(map[string]imprint.Episode, len(stored))
+	for _, e := range stored {
+		prev[e.ID] = e
+	}
+	for i, ep := range out {
+		if p, ok := prev[ep.ID]; ok {
+			skip[i] = unchanged(p, ep)
+		}
+	}
+	return out, skip, nil
+}
+
+// unchanged says whether ep, read from a transcript, was captured before
+// as prev, with the same turns.
+func unchanged(prev, ep imprint.Episode) bool {
+	return len(prev.Turns) == len(ep.Turns) && prev.Status != imprint.EpisodeOpen
 }
 
 // importSources reads the sources (a few ahead of the one being

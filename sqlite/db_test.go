@@ -101,6 +101,7 @@ func TestIndexedLookups(t *testing.T) {
 		`SELECT * FROM sessions WHERE ` + sc + ` AND id = 's'`,
 		`UPDATE sessions SET extraction_due = 1 WHERE ` + sc + ` AND id = 's'`,
 		`SELECT * FROM episodes WHERE id = 'e'`,
+		strings.Replace(episodesByIDSQL, "?", `'["e","f"]'`, 1),
 		`SELECT rid, step_key FROM traces WHERE episode_id = 'e'`,
 		`SELECT * FROM traces WHERE id = 't' AND ` + sc,
 		`SELECT * FROM traces WHERE ` + sc + ` AND episode_id = 'e' ORDER BY step_index`,
@@ -126,7 +127,8 @@ func TestIndexedLookups(t *testing.T) {
 		}
 		rows.Close()
 		for _, step := range plan {
-			if strings.HasPrefix(step, "SCAN ") {
+			// A scan of json_each reads the list of keys asked for.
+			if strings.HasPrefix(step, "SCAN ") && !strings.HasPrefix(step, "SCAN json_each VIRTUAL TABLE") {
 				t.Errorf("%s\n  scans a table: %v", q, plan)
 			}
 		}

@@ -28,6 +28,7 @@ var optionalTests = []struct {
 	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
 	{"PutMemories", func(s imprint.Store) bool { _, ok := imprint.AsMemoryBatchWriter(s); return ok }, testPutMemories},
 	{"LiveMemoryHashes", func(s imprint.Store) bool { _, ok := imprint.AsLiveHashLister(s); return ok }, testLiveMemoryHashes},
+	{"GetEpisodes", func(s imprint.Store) bool { _, ok := imprint.AsEpisodeBatchReader(s); return ok }, testGetEpisodes},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
 	{"Dump", func(s imprint.Store) bool { _, ok := imprint.AsDumper(s); return ok }, testDump},
@@ -244,6 +245,53 @@ func testLiveMemoryHashes(t *testing.T, s imprint.Store) {
 	}
 	_, err = hl.LiveMemoryHashes(ctx, imprint.Scope{}, []string{a1.ContentHash})
 	wantErr(t, "LiveMemoryHashes without a scope", err, imprint.ErrInvalid)
+}
+
+func testGetEpisodes(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	br, _ := imprint.AsEpisodeBatchReader(s)
+	a1, a2, b1 := episode("ep-a1", scopeA), episode("ep-a2", scopeA), episode("ep-b1", scopeB)
+	a2.Turns = a2.Turns[:1]
+	must(t, s.SaveEpisode(ctx, a1))
+	must(t, s.SaveEpisode(ctx, a2))
+	must(t, s.SaveEpisode(ctx, b1))
+	ids := []string{"ep-a1", "ep-a2", "ep-b1", "ep-none", "ep-a1"}
+	// An open episode's live turns are in its rows: they are read too.
+	if ss, ok := s.(imprint.ServiceStore); ok {
+		_, err := ss.AppendTurns(ctx, scopeA, "s-live", []imprint.Turn{
+			turn("u1", imprint.RoleUser, "Book a flight to Lisbon", 0),
+			turn("a1", imprint.RoleAssistant, "Which date?", 1),
+		}, "ep-live")
+		must(t, err)
+		ids = append(ids, "ep-live")
+	}
+	got, err := br.GetEpisodes(ctx, scopeA, ids)
+	must(t, err)
+	// Each is what GetEpisode returns; another scope's and unknown ids are
+	// left out, a repeated id comes once.
+	var want []imprint.Episode
+	for _, id := range ids {
+		e, err := s.GetEpisode(ctx, scopeA, id)
+		if errors.Is(err, imprint.ErrNotFound) || slices.ContainsFunc(want, func(w imprint.Episode) bool { return w.ID == id }) {
+			continue
+		}
+		must(t, err)
+		want = append(want, e)
+	}
+	byID := func(a, b imprint.Episode) int { return strings.Compare(a.ID, b.ID) }
+	slices.SortFunc(want, byID)
+	slices.SortFunc(got, byID)
+	if d := diff(want, got); d != "" {
+		t.Errorf("GetEpisodes (-GetEpisode one by one +GetEpisodes):\n%s", d)
+	}
+	if n := len(want); n < 2 || len(want[0].Turns) == len(want[1].Turns) {
+		t.Errorf("the case needs episodes of different turn counts, got %d episodes", n)
+	}
+	if got, err := br.GetEpisodes(ctx, scopeA, nil); err != nil || len(got) != 0 {
+		t.Errorf("no ids: %v, %v", got, err)
+	}
+	_, err = br.GetEpisodes(ctx, imprint.Scope{}, []string{"ep-a1"})
+	wantErr(t, "GetEpisodes without a scope", err, imprint.ErrInvalid)
 }
 
 func testCountTermMatches(t *testing.T, s imprint.Store) {

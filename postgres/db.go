@@ -56,6 +56,11 @@ type DB struct {
 	// lexemes caches the tsvectors of the words written (tsvector.go).
 	lexemes lexemeCache
 
+	// noCopy records the messages of sessions with none stored with
+	// INSERTs too, instead of a COPY (copy.go): on PGlite, whose socket
+	// drops the connection at COPY … FROM STDIN, and in tests.
+	noCopy bool
+
 	// jobEngine, when set, takes the store's jobs (jobhook.go).
 	jobEngine engineSlot
 
@@ -103,6 +108,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	var version string
+	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: %w: %v", imprint.ErrUnavailable, err)
+	}
+	db.noCopy = strings.Contains(version, "PGlite")
 	if err := db.detectVector(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: vectors: %w: %v", imprint.ErrUnavailable, err)

@@ -132,27 +132,34 @@ func lockSessions(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch
 }
 
 // latestSpeakers returns who said the latest stored message of each of
-// the sessions (the turn the next message answers), by session key.
-func latestSpeakers(ctx context.Context, tx pgx.Tx, all []sessionRef) (map[string]string, error) {
+// the sessions (the turn the next message answers), by session key, and
+// the keys of the sessions that have no message stored.
+func latestSpeakers(ctx context.Context, tx pgx.Tx, all []sessionRef) (map[string]string, map[string]bool, error) {
 	tenants, users, agents, ids := sessionArrays(all)
-	rows, err := tx.Query(ctx, `SELECT k.o, COALESCE((SELECT m.speaker FROM messages m
-		WHERE m.tenant = k.t AND m.user_id = k.u AND m.agent = k.a AND m.session_id = k.i ORDER BY m.seq DESC LIMIT 1), '')
+	rows, err := tx.Query(ctx, `SELECT k.o, (SELECT m.speaker FROM messages m
+		WHERE m.tenant = k.t AND m.user_id = k.u AND m.agent = k.a AND m.session_id = k.i ORDER BY m.seq DESC LIMIT 1)
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS k(t, u, a, i, o)`,
 		tenants, users, agents, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	speakers := make(map[string]string, len(all))
+	empty := make(map[string]bool, len(all))
 	for rows.Next() {
 		var o int
-		var sp string
+		var sp *string
 		if err := rows.Scan(&o, &sp); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		speakers[all[o-1].key] = sp
+		k := all[o-1].key
+		if sp == nil {
+			speakers[k], empty[k] = "", true
+		} else {
+			speakers[k] = *sp
+		}
 	}
-	return speakers, rows.Err()
+	return speakers, empty, rows.Err()
 }
 
 // appendBatches appends valid batches, in order, in one transaction and
@@ -166,7 +173,7 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 		if err != nil {
 			return err
 		}
-		speakers, err := latestSpeakers(ctx, tx, all)
+		speakers, empty, err := latestSpeakers(ctx, tx, all)
 		if err != nil {
 			return err
 		}
@@ -183,9 +190,13 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 			}
 		}
 		for _, r := range rounds {
-			res, err := db.appendRound(ctx, tx, r, now, speakers)
+			res, err := db.appendRound(ctx, tx, r, now, speakers, empty)
 			if err != nil {
 				return err
+			}
+			// A session recorded into is no longer empty.
+			for _, b := range r {
+				delete(empty, sessionKey(b.Scope, b.SessionID))
 			}
 			out = append(out, res...)
 		}
@@ -350,18 +361,37 @@ func (p *appendPlan) result(speakers map[string]string) (res imprint.AppendResul
 // the session (or earlier in the batch) are duplicates, recorded user
 // messages add to the round count, and a session is marked due when its
 // batch's MarkDueAt asks for it. It costs one statement for the tsvectors
-// of words not seen before, one round trip for all inserts and one for all
-// sessions.
-func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch, now imprint.Time, speakers map[string]string) ([]imprint.AppendResult, error) {
+// of words not seen before, one round trip for all inserts (a COPY when
+// every session is in empty, the keys of those with no message stored)
+// and one for all sessions.
+func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.MessageBatch, now imprint.Time, speakers map[string]string, empty map[string]bool) ([]imprint.AppendResult, error) {
 	plans := make([]*appendPlan, len(batches))
 	var docs []string
+	allEmpty := !db.noCopy
 	for i, b := range batches {
 		plans[i] = planAppend(b, now, speakers[sessionKey(b.Scope, b.SessionID)])
 		docs = append(docs, plans[i].docs...)
+		allEmpty = allEmpty && empty[plans[i].key]
 	}
-	tsv, err := db.tsvectors(ctx, tx, docs...)
+	var err error
+	if allEmpty {
+		err = db.copyRound(ctx, tx, plans, docs)
+	} else {
+		err = db.insertRound(ctx, tx, plans, docs)
+	}
 	if err != nil {
 		return nil, err
+	}
+	return db.updateSessions(ctx, tx, plans, now, speakers)
+}
+
+// insertRound records the messages of plans, batches of distinct sessions,
+// with multi-row INSERTs that skip the ids stored already, and fills each
+// plan's inserted seqs. docs are the plans' docs in turn.
+func (db *DB) insertRound(ctx context.Context, tx pgx.Tx, plans []*appendPlan, docs []string) error {
+	tsv, err := db.tsvectors(ctx, tx, docs...)
+	if err != nil {
+		return err
 	}
 	// All the messages in statements of maxRowsPerInsert rows, with the
 	// generic plans of the transaction (insertNewCaptures says why).
@@ -375,18 +405,22 @@ func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.Mess
 	}
 	q := &pgx.Batch{}
 	n := queueRows(q, messageInsert, messageRow, messageInsertEnd, messageRowArgs, rowArgs)
-	if err := sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+	return sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
 		for range n {
 			if err := readInserts(br, byKey); err != nil {
 				return err
 			}
 		}
 		return nil
-	}); err != nil {
-		return nil, err
-	}
+	})
+}
+
+// updateSessions adds the recorded messages of plans to their sessions'
+// round counts, marks them due as their batches ask, and returns each
+// batch's result (speakers kept up to date), in one round trip.
+func (db *DB) updateSessions(ctx context.Context, tx pgx.Tx, plans []*appendPlan, now imprint.Time, speakers map[string]string) ([]imprint.AppendResult, error) {
 	out := make([]imprint.AppendResult, len(plans))
-	q = &pgx.Batch{}
+	q := &pgx.Batch{}
 	for i, p := range plans {
 		var rounds int
 		var lastSeq int64
@@ -405,7 +439,7 @@ func (db *DB) appendRound(ctx context.Context, tx pgx.Tx, batches []imprint.Mess
 		WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = $4`, scope.Tenant, scope.User, scope.Agent, p.b.SessionID)
 		}
 	}
-	err = sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
+	err := sendBatch(ctx, tx, q, func(br pgx.BatchResults) error {
 		for i, p := range plans {
 			s, err := scanSession(br.QueryRow())
 			if errors.Is(err, pgx.ErrNoRows) {

@@ -78,6 +78,23 @@ func eachChunk(text string, f func(string)) {
 // text), asking q (a connection or the caller's transaction) for the
 // chunks not cached yet in one statement.
 func (db *DB) tsvectors(ctx context.Context, q querier, texts ...string) ([]string, error) {
+	ents, err := db.tsvectorEntries(ctx, q, texts...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(texts))
+	var b []byte
+	for i, e := range ents {
+		b = appendTSVector(b[:0], e)
+		out[i] = string(b)
+	}
+	return out, nil
+}
+
+// tsvectorEntries returns for each text the lexeme positions of
+// to_tsvector('imprint', text), unsorted, asking q for the chunks not
+// cached yet in one statement.
+func (db *DB) tsvectorEntries(ctx context.Context, q querier, texts ...string) ([][]lexPos, error) {
 	c := &db.lexemes
 	// refs holds the tsvector of every chunk of every text in turn, ends
 	// where each text's end; missing the chunks not cached, filled below.
@@ -112,22 +129,25 @@ func (db *DB) tsvectors(ctx context.Context, q querier, texts ...string) ([]stri
 			return nil, err
 		}
 	}
-	out := make([]string, len(texts))
-	var ents []lexPos
-	var b []byte
+	n := 0
+	for _, cl := range refs {
+		n += len(cl.ents)
+	}
+	// One backing array for every text's entries.
+	all := make([]lexPos, 0, n)
+	out := make([][]lexPos, len(texts))
 	start := 0
 	for i, end := range ends {
-		ents = ents[:0]
+		from := len(all)
 		offset := 0
 		for _, cl := range refs[start:end] {
 			for _, e := range cl.ents {
-				ents = append(ents, lexPos{e.lex, offset + e.pos})
+				all = append(all, lexPos{e.lex, offset + e.pos})
 			}
 			offset += cl.span
 		}
 		start = end
-		b = appendTSVector(b[:0], ents)
-		out[i] = string(b)
+		out[i] = all[from:len(all):len(all)]
 	}
 	return out, nil
 }

@@ -1,0 +1,270 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Messages of sessions that have none stored yet (an import's new
+// transcripts) cannot collide with a stored id: the session's row is
+// locked for the transaction and the batch's repeated ids are dropped
+// before. They are written with one COPY … FROM STDIN (FORMAT binary)
+// instead of multi-row INSERTs with ON CONFLICT: the server neither parses
+// tsvector literals nor runs setweight and ||, checks no unique index
+// before each row, and inserts the rows in multi-row heap writes. Their
+// seqs are taken from the sequence first, in the messages' order, as the
+// column default would have given them.
+
+// copyMessageCols are the columns a COPY of messages fills, in the order of
+// appendCopyMessage.
+const copyMessageCols = `seq, tenant, user_id, agent, workspace, session_id, id, role, content, ts, recorded_at, speaker,
+	vec, embedder, dim, words, who, cjk, ntok`
+
+// copyHeader starts a binary COPY stream: its signature, flags and the
+// length of the header extension.
+var copyHeader = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+
+// tsvEntry is one lexeme of a tsvector with its positions, each with its
+// weight in the top two bits (PostgreSQL's WordEntryPos).
+type tsvEntry struct {
+	lex *lexeme
+	pos []uint16
+}
+
+// The weights of setweight, as WordEntryPos stores them.
+const (
+	weightA   uint16 = 3 << 14
+	weightB   uint16 = 2 << 14
+	posMask   uint16 = 1<<14 - 1
+	weightMsk        = ^posMask
+)
+
+// tsvectorOf returns the lexemes of ents (sorted in place) as to_tsvector
+// makes them, by the rules of appendTSVector, each position of weight w.
+func tsvectorOf(ents []lexPos, w uint16) []tsvEntry {
+	sortLexPos(ents)
+	var out []tsvEntry
+	var cur *tsvEntry
+	last := 0
+	for _, e := range ents {
+		if cur == nil || e.lex != cur.lex && e.lex.text != cur.lex.text {
+			out = append(out, tsvEntry{lex: e.lex})
+			cur, last = &out[len(out)-1], 0
+		}
+		p := min(e.pos, maxEntryPos)
+		n := len(cur.pos)
+		if n > 0 && (p == last || last == maxEntryPos || n >= maxNumPos-1) {
+			continue
+		}
+		cur.pos = append(cur.pos, uint16(p)|w)
+		last = p
+	}
+	return out
+}
+
+// concatTSVectors is a || b, as PostgreSQL's tsvector_concat makes it: b's
+// positions are shifted by a's highest, a lexeme of both keeps a's
+// positions then b's, and a lexeme's positions stop at maxNumPos or at the
+// highest position.
+func concatTSVectors(a, b []tsvEntry) []tsvEntry {
+	if len(b) == 0 {
+		return a
+	}
+	maxpos := 0
+	for _, e := range a {
+		for _, p := range e.pos {
+			maxpos = max(maxpos, int(p&posMask))
+		}
+	}
+	out := make([]tsvEntry, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		c := 0
+		switch {
+		case i == len(a):
+			c = 1
+		case j == len(b):
+			c = -1
+		default:
+			c = strings.Compare(a[i].lex.text, b[j].lex.text)
+		}
+		switch {
+		case c < 0:
+			out = append(out, a[i])
+			i++
+		case c > 0:
+			out = append(out, tsvEntry{lex: b[j].lex, pos: addPositions(nil, b[j].pos, maxpos)})
+			j++
+		default:
+			out = append(out, tsvEntry{lex: a[i].lex, pos: addPositions(slices.Clip(a[i].pos), b[j].pos, maxpos)})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// addPositions appends src's positions shifted by maxpos to dst, as
+// PostgreSQL's add_pos does.
+func addPositions(dst, src []uint16, maxpos int) []uint16 {
+	for _, p := range src {
+		if len(dst) >= maxNumPos || len(dst) > 0 && int(dst[len(dst)-1]&posMask) == maxEntryPos {
+			break
+		}
+		np := min(int(p&posMask)+maxpos, maxEntryPos)
+		dst = append(dst, p&weightMsk|uint16(np))
+	}
+	return dst
+}
+
+// appendTSVectorBinary appends the binary form of the tsvector es
+// (tsvectorsend's): the lexemes' count, then each lexeme NUL-terminated
+// with its positions' count and positions.
+func appendTSVectorBinary(b []byte, es []tsvEntry) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(es)))
+	for _, e := range es {
+		b = append(b, e.lex.text...)
+		b = append(b, 0)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(e.pos)))
+		for _, p := range e.pos {
+			b = binary.BigEndian.AppendUint16(b, p)
+		}
+	}
+	return b
+}
+
+// sortLexPos sorts ents by lexeme, then position.
+func sortLexPos(ents []lexPos) {
+	slices.SortFunc(ents, func(x, y lexPos) int {
+		if x.lex != y.lex {
+			if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
+				return c
+			}
+		}
+		return x.pos - y.pos
+	})
+}
+
+// copyField appends one field: its length, then what add appends.
+func copyField(b []byte, add func([]byte) []byte) []byte {
+	at := len(b)
+	b = append(b, 0, 0, 0, 0)
+	b = add(b)
+	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	return b
+}
+
+func copyText(b []byte, s string) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+func copyNull(b []byte) []byte { return binary.BigEndian.AppendUint32(b, math.MaxUint32) }
+
+func copyInt4(b []byte, n int) []byte {
+	b = binary.BigEndian.AppendUint32(b, 4)
+	return binary.BigEndian.AppendUint32(b, uint32(int32(n)))
+}
+
+func copyInt8(b []byte, n int64) []byte {
+	b = binary.BigEndian.AppendUint32(b, 8)
+	return binary.BigEndian.AppendUint64(b, uint64(n))
+}
+
+// y2kMicros is 2000-01-01 UTC, PostgreSQL's epoch, in microseconds since
+// the Unix epoch.
+const y2kMicros = 946_684_800_000_000
+
+// copyTime appends t as a timestamptz (NULL when zero), as pgx encodes it.
+func copyTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return copyNull(b)
+	}
+	return copyInt8(b, t.Unix()*1_000_000+int64(t.Nanosecond())/1000-y2kMicros)
+}
+
+// appendCopyMessage appends the COPY row of message i of p (seq its seq,
+// words and who its tsvectors in binary).
+func (p *appendPlan) appendCopyMessage(b []byte, i int, seq int64, words, who []byte) []byte {
+	m, scope := p.keep[i], p.b.Scope
+	b = binary.BigEndian.AppendUint16(b, 19)
+	b = copyInt8(b, seq)
+	for _, s := range []string{scope.Tenant, scope.User, scope.Agent, m.Workspace, p.b.SessionID, m.ID, string(m.Role), m.Content} {
+		b = copyText(b, s)
+	}
+	b = copyTime(b, m.Timestamp.Time)
+	b = copyTime(b, p.recs[i].Time)
+	b = copyText(b, m.Speaker)
+	emb := ""
+	if len(m.Vec) == 0 {
+		b = copyNull(b)
+	} else {
+		emb = m.Embedder
+		b = copyField(b, func(b []byte) []byte {
+			b, _ = encodeFloat4Array{}.Encode(m.Vec, b)
+			return b
+		})
+	}
+	b = copyText(b, emb)
+	b = copyInt4(b, len(m.Vec))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(words)))
+	b = append(b, words...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(who)))
+	b = append(b, who...)
+	b = copyText(b, p.cjks[i])
+	return copyInt4(b, p.ntoks[i])
+}
+
+// copyRound records the messages of plans, batches of distinct sessions
+// that have no message stored (their rows locked by tx), with one COPY,
+// and fills each plan's inserted seqs. docs are the plans' docs in turn.
+func (db *DB) copyRound(ctx context.Context, tx pgx.Tx, plans []*appendPlan, docs []string) error {
+	n := 0
+	for _, p := range plans {
+		n += len(p.keep)
+	}
+	if n == 0 {
+		return nil
+	}
+	ents, err := db.tsvectorEntries(ctx, tx, docs...)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT nextval('messages_seq_seq') FROM generate_series(1, $1)`, n)
+	if err != nil {
+		return err
+	}
+	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	if len(seqs) != n {
+		return fmt.Errorf("copy messages: %d seqs for %d messages", len(seqs), n)
+	}
+	slices.Sort(seqs)
+	buf := append(make([]byte, 0, 2500*n), copyHeader...)
+	var words, who []byte
+	k, off := 0, 0
+	for _, p := range plans {
+		for i := range p.keep {
+			e := ents[off+3*i : off+3*i+3]
+			words = appendTSVectorBinary(words[:0], concatTSVectors(tsvectorOf(e[0], weightA), tsvectorOf(e[1], weightB)))
+			who = appendTSVectorBinary(who[:0], tsvectorOf(e[2], 0))
+			buf = p.appendCopyMessage(buf, i, seqs[k], words, who)
+			p.inserted[p.keep[i].ID] = seqs[k]
+			k++
+		}
+		off += len(p.docs)
+	}
+	buf = binary.BigEndian.AppendUint16(buf, math.MaxUint16) // the trailer: -1
+	_, err = tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf), `COPY messages (`+copyMessageCols+`) FROM STDIN (FORMAT binary)`)
+	return err
+}

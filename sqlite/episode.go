@@ -44,13 +44,23 @@ func jsonText(v any) (string, error) {
 	return string(b), err
 }
 
+// The statements of upsertEpisode, prepared on the writer at Open: a
+// capture batch writes many episodes.
+var (
+	episodeOwnerSQL  = wsql(`SELECT tenant, user_id, agent FROM episodes WHERE id = ?`)
+	episodeInsertSQL = wsql(`INSERT INTO episodes (` + episodeCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+)
+
 // upsertEpisode writes ep; setTraceIDs says whether an existing row's trace
 // ids are replaced. It returns ErrConflict when the id belongs to another
 // scope.
-func upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTraceIDs bool) error {
+func (db *DB) upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTraceIDs bool) error {
 	var owner imprint.Scope
-	err := tx.QueryRowContext(ctx, `SELECT tenant, user_id, agent FROM episodes WHERE id = ?`, ep.ID).
-		Scan(&owner.Tenant, &owner.User, &owner.Agent)
+	sel, err := db.stmt(ctx, tx, episodeOwnerSQL)
+	if err != nil {
+		return err
+	}
+	err = sel.QueryRowContext(ctx, ep.ID).Scan(&owner.Tenant, &owner.User, &owner.Agent)
 	exists := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
@@ -87,8 +97,11 @@ func upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTrace
 		updated = now
 	}
 	if !exists {
-		_, err = tx.ExecContext(ctx, `INSERT INTO episodes (`+episodeCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
+		ins, err := db.stmt(ctx, tx, episodeInsertSQL)
+		if err != nil {
+			return err
+		}
+		_, err = ins.ExecContext(ctx, ep.ID, ep.Scope.Tenant, ep.Scope.User, ep.Scope.Agent, ep.Workspace, ep.SessionID, string(ep.Status),
 			string(ep.ClosedBy), meta, turnsJSON, idsJSON, ts(ep.StartedAt), ts(ep.EndedAt), ts(created), ts(updated))
 		return err
 	}
@@ -116,7 +129,7 @@ func (db *DB) SaveEpisode(ctx context.Context, ep imprint.Episode) error {
 		return err
 	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
-		return nil, upsertEpisode(ctx, tx, ep, false)
+		return nil, db.upsertEpisode(ctx, tx, ep, false)
 	})
 	return dbErr("save episode", err)
 }

@@ -75,7 +75,7 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 // vanished trace removed; fts is the transaction's trace index writer.
 func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time,
 	wrote func(rid int64, t imprint.Trace), removedRID func(rid int64)) error {
-	if err := upsertEpisode(ctx, tx, ep, true); err != nil {
+	if err := db.upsertEpisode(ctx, tx, ep, true); err != nil {
 		return err
 	}
 	existing := map[string]int64{}

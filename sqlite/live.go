@@ -143,7 +143,7 @@ func (db *DB) AppendTurns(ctx context.Context, scope imprint.Scope, sessionID st
 			if ep.StartedAt.IsZero() {
 				ep.StartedAt = now
 			}
-			if err := upsertEpisode(ctx, tx, ep, true); err != nil {
+			if err := db.upsertEpisode(ctx, tx, ep, true); err != nil {
 				return nil, err
 			}
 		} else {
@@ -327,7 +327,7 @@ func (db *DB) SubmitEpisode(ctx context.Context, ep imprint.Episode, job imprint
 		return err
 	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
-		if err := upsertEpisode(ctx, tx, ep, false); err != nil {
+		if err := db.upsertEpisode(ctx, tx, ep, false); err != nil {
 			return nil, err
 		}
 		_, _, err := db.enqueueTx(ctx, tx, job.ForEpisode(ep), imprint.Now())

@@ -37,21 +37,24 @@ func ensureSession(ctx context.Context, q querier, scope imprint.Scope, id strin
 	return err
 }
 
-func getSession(ctx context.Context, q querier, scope imprint.Scope, id string) (imprint.Session, error) {
-	s, err := scanSession(q.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE `+scopeWhere("")+` AND id = ?`,
-		append(scopeArgs(scope), id)...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, imprint.NotFoundf("session %q not found", id)
-	}
-	return s, err
-}
+// getSessionSQL reads one session: prepared once (extraction reads the
+// session of every window batch, recording of every conversation between
+// people).
+var getSessionSQL = rsql(`SELECT ` + sessionCols + ` FROM sessions WHERE ` + scopeWhere("") + ` AND id = ?`)
 
 // GetSession returns the session, or ErrNotFound when it is not in scope.
 func (db *DB) GetSession(ctx context.Context, scope imprint.Scope, id string) (imprint.Session, error) {
 	if err := validScope(scope); err != nil {
 		return imprint.Session{}, err
 	}
-	s, err := getSession(ctx, db.r, scope, id)
+	st, err := db.readStmt(getSessionSQL)
+	if err != nil {
+		return imprint.Session{}, dbErr("get session", err)
+	}
+	s, err := scanSession(st.QueryRowContext(ctx, append(scopeArgs(scope), id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = imprint.NotFoundf("session %q not found", id)
+	}
 	return s, dbErr("get session", err)
 }
 

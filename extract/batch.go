@@ -231,10 +231,12 @@ const planChunk = 8
 // set on the last call only. emit returns false to stop.
 func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid string, chunk int, emit func(ws []*plannedWindow, more bool) bool) error {
 	var st sessionState
+	var cursor int64
 	sess, err := r.d.Store.GetSession(ctx, scope, sid)
 	switch {
 	case err == nil:
 		st = sessionState{known: true, scene: sess.LastSceneName, people: sess.BetweenPeople}
+		cursor = sess.Cursor
 	case !errors.Is(err, imprint.ErrNotFound):
 		return fmt.Errorf("read session: %w", err)
 	}
@@ -266,10 +268,15 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 	more := !complete
 	if n := r.cfg.MaxBackgroundMessages; n > 0 {
 		// Background: the qualified messages before each window, from the
-		// store for the first and from the page after that.
-		bg, err := backgroundBefore(ctx, r.d.Store, gate, scope, sid, windows[0].Consumed[0].Seq, n)
-		if err != nil {
-			return err
+		// store for the first and from the page after that. Before the
+		// first pending message there are only the messages up to the
+		// cursor: none for a session never extracted (seqs start at 1),
+		// the usual case of an import, which so reads nothing more.
+		var bg []imprint.Message
+		if cursor > 0 {
+			if bg, err = backgroundBefore(ctx, r.d.Store, gate, scope, sid, windows[0].Consumed[0].Seq, n); err != nil {
+				return err
+			}
 		}
 		qual := append([]imprint.Message(nil), bg...)
 		for i := range windows {

@@ -478,3 +478,52 @@ func TestBatchAsksLiveHashesOnce(t *testing.T) {
 		t.Errorf("decisions %+v with live memories %q, want the stored fact skipped and the others stored", dec, after)
 	}
 }
+
+// The batch planner gives a window the background messages the one-window
+// path does (NextWindow): none before the first window of a session never
+// extracted, which it so reads nothing more for, and the messages before
+// the cursor once the session was extracted.
+func TestPlannedBackgroundMatchesNextWindow(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	cfg.MaxMessagesPerExtraction = 4
+	e := newTestEnv(t, cfg, withoutLLM())
+	const sid = "s-bg"
+	check := func(when string, wantBackground bool) {
+		t.Helper()
+		ws, _, err := e.runner.planSession(e.ctx, e.scope, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ws) == 0 {
+			t.Fatalf("%s: no window planned", when)
+		}
+		want, err := NextWindow(e.ctx, e.db, e.scope, sid, cfg.MaxMessagesPerExtraction, cfg.MaxBackgroundMessages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ws[0].w
+		if d := cmp.Diff(ids(want.Background), ids(got.Background)); d != "" {
+			t.Errorf("%s: background of the first window (-NextWindow +planned):\n%s", when, d)
+		}
+		if (len(got.Background) > 0) != wantBackground {
+			t.Errorf("%s: %d background messages", when, len(got.Background))
+		}
+	}
+	e.record(sid, e.baseDay, "I live in Lisbon with my partner.", "assistant: Noted.", "I work as a nurse.", "assistant: Good.",
+		"I drink tea every morning.", "assistant: Nice.")
+	check("never extracted", false)
+	if err := e.runner.ExtractSessions(e.ctx, e.scope, []string{sid}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.record(sid, e.baseDay.Add(time.Hour), "I moved to Porto last week.", "assistant: Congratulations.", "I ride a bike to work.")
+	check("extracted before", true)
+}
+
+func ids(ms []imprint.Message) []string {
+	out := []string{}
+	for _, m := range ms {
+		out = append(out, m.ID)
+	}
+	return out
+}

@@ -77,6 +77,7 @@ func (p *Planner) Tick(ctx context.Context, now time.Time) error {
 	if idle <= 0 {
 		idle = DefaultExtractIdle
 	}
+	listedAt := time.Now()
 	sessions, err := p.Store.SessionsToExtract(ctx, now.Add(-idle), planBatch)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("plan extraction: %w", err))
@@ -86,7 +87,9 @@ func (p *Planner) Tick(ctx context.Context, now time.Time) error {
 	for _, s := range sessions {
 		j := imprint.Job{Kind: imprint.JobExtract, Scope: s.Scope, SessionID: s.ID}
 		var err error
-		if p.Scheduler != nil {
+		if le, ok := p.Scheduler.(listedEnqueuer); ok {
+			_, err = le.EnqueueListed(ctx, j, listedAt)
+		} else if p.Scheduler != nil {
 			_, err = p.Scheduler.Enqueue(ctx, j)
 		} else {
 			j.UniqueKey = imprint.ExtractJobKey(s.Scope, s.ID)
@@ -102,6 +105,12 @@ func (p *Planner) Tick(ctx context.Context, now time.Time) error {
 		p.logger().Debug("extraction planned", "sessions", queued)
 	}
 	return errors.Join(errs...)
+}
+
+// listedEnqueuer is an engine that can tell a session listed as pending
+// before its extraction job ended from one still pending (River).
+type listedEnqueuer interface {
+	EnqueueListed(ctx context.Context, j imprint.Job, listedAt time.Time) (imprint.Job, error)
 }
 
 // Run ticks at once and then every interval (DefaultPlanEvery when <= 0)

@@ -248,6 +248,18 @@ func (e *River[TTx]) OnEvent(fn func(name string, j imprint.Job, err error)) {
 // planner asks again every tick for each session whose extraction is
 // queued or running, and the unique insert would only join it.
 func (e *River[TTx]) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, error) {
+	return e.EnqueueListed(ctx, j, time.Time{})
+}
+
+// EnqueueListed is Enqueue for a job decided from a read of the store made
+// at listedAt (the planner's list of sessions to extract): when the job
+// this engine last saw holding j's unique key ended completed at or after
+// listedAt, that read may predate the job's work (a session listed as
+// pending before its extraction moved the cursor), so nothing is enqueued
+// and the ended job is returned; the next read decides afresh (a zero
+// listedAt is Enqueue). Inserting there made a second extraction job that
+// found nothing to do, up to six per run of the LLM-bound nodes benchmark.
+func (e *River[TTx]) EnqueueListed(ctx context.Context, j imprint.Job, listedAt time.Time) (imprint.Job, error) {
 	key := j.UniqueKey
 	if j.Kind == imprint.JobExtract && key == "" {
 		key = imprint.ExtractJobKey(j.Scope, j.SessionID)
@@ -260,10 +272,27 @@ func (e *River[TTx]) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, e
 				if old, held := holds(row, want); held {
 					return old, nil
 				}
+				if old, ok := endedSince(row, want, listedAt); ok && !listedAt.IsZero() {
+					return old, nil
+				}
 			}
 		}
 	}
 	return enqueue(ctx, e.st, e.cfg.Config, j)
+}
+
+// endedSince returns row as a job when it is a job of j's kind and unique
+// key that completed at or after t.
+func endedSince(row *rivertype.JobRow, j imprint.Job, t time.Time) (imprint.Job, bool) {
+	if row == nil || row.Kind != string(j.Kind) || row.State != rivertype.JobStateCompleted ||
+		row.FinalizedAt == nil || row.FinalizedAt.Before(t) {
+		return imprint.Job{}, false
+	}
+	old, err := jobFromRow(row)
+	if err != nil || old.UniqueKey != j.UniqueKey {
+		return imprint.Job{}, false
+	}
+	return old, true
 }
 
 // Wake does nothing: River polls every PollInterval.

@@ -79,6 +79,7 @@ func Run[TTx any](t *testing.T, b Backend[TTx]) {
 		{"UniqueKeyAfterRollback", testUniqueKeyAfterRollback[TTx]},
 		{"DoneWhenHandlerReturns", testDoneWhenHandlerReturns[TTx]},
 		{"ExtractionsFirst", testExtractionsFirst[TTx]},
+		{"ListedBeforeTheJobEnded", testListedBeforeTheJobEnded[TTx]},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -705,5 +706,41 @@ func testExtractionsFirst[TTx any](t *testing.T, b Backend[TTx]) {
 	defer mu.Unlock()
 	if d := cmp.Diff([]string{"extract s1", "capture ep-1", "capture ep-2"}, order); d != "" {
 		t.Errorf("order the jobs ran in (-want +got):\n%s", d)
+	}
+}
+
+// testListedBeforeTheJobEnded checks that the planner's enqueue of a
+// session it listed as pending before the session's extraction job ended
+// adds no job (the listing predates the job's work), while one listed
+// after it does.
+func testListedBeforeTheJobEnded[TTx any](t *testing.T, b Backend[TTx]) {
+	db, e := b.openNew(t, fastConfig())
+	ctx := t.Context()
+	e.Handle(imprint.JobExtract, func(context.Context, imprint.Job) error { return nil })
+	j := imprint.Job{Kind: imprint.JobExtract, Scope: scope, SessionID: "s1"}
+	first, err := e.Enqueue(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := time.Now()
+	events, stop := runRiver(t, e)
+	waitEvent(t, events, schedule.EventDone)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.EnqueueListed(ctx, j, listed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := jobStats(t, db); got.ID != first.ID || st != (imprint.JobStats{}) {
+		t.Errorf("enqueue of a session listed before its extraction ended: job %d, stats %+v; want the ended job %d and no new job", got.ID, st, first.ID)
+	}
+	time.Sleep(10 * time.Millisecond)
+	got, err = e.EnqueueListed(ctx, j, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID == first.ID || got.State != imprint.JobAvailable || jobStats(t, db).Available != 1 {
+		t.Errorf("enqueue of a session listed after its extraction ended: job %d (%s), want a new available job", got.ID, got.State)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	imprint "github.com/imprint-dev/imprint"
 )
 
 // Messages of sessions that have none stored yet (an import's new
@@ -266,5 +268,114 @@ func (db *DB) copyRound(ctx context.Context, tx pgx.Tx, plans []*appendPlan, doc
 	}
 	buf = binary.BigEndian.AppendUint16(buf, math.MaxUint16) // the trailer: -1
 	_, err = tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf), `COPY messages (`+copyMessageCols+`) FROM STDIN (FORMAT binary)`)
+	return err
+}
+
+// The traces of new captures go in one COPY too, behind the savepoint of
+// insertNewCaptures: a trace id taken fails it as it failed the INSERTs,
+// and the captures are then written one by one, naming the conflict.
+
+// copyTraceCols are the columns a COPY of traces fills, in the order of
+// appendCopyTrace.
+const copyTraceCols = `id, tenant, user_id, agent, workspace, session_id,
+	step_index, ts, user_text, agent_text, tool_calls, reflection, reflection_source, alpha, usable,
+	depth, is_subagent, truncated, vec_summary, vec_action, embedder, dim, words, cjk, ntok,
+	value, priority, r_human, episode_id, step_key, created_at`
+
+func copyFloat8(b []byte, f float64) []byte {
+	b = binary.BigEndian.AppendUint32(b, 8)
+	return binary.BigEndian.AppendUint64(b, math.Float64bits(f))
+}
+
+func copyBool(b []byte, v bool) []byte {
+	b = binary.BigEndian.AppendUint32(b, 1)
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// copyVec appends v as a float4[] (NULL when empty).
+func copyVec(b []byte, v []float32) []byte {
+	if len(v) == 0 {
+		return copyNull(b)
+	}
+	return copyField(b, func(b []byte) []byte {
+		b, _ = encodeFloat4Array{}.Encode(v, b)
+		return b
+	})
+}
+
+// appendCopyTrace appends the COPY row of t, a trace of episode epID with
+// the columns of traceRow, its tsvector words in binary.
+func appendCopyTrace(b []byte, t imprint.Trace, epID string, words []byte, cjk string, ntok int) ([]byte, error) {
+	tools := t.ToolCalls
+	if tools == nil {
+		tools = []imprint.ToolCall{}
+	}
+	toolsJSON, err := jsonText(tools)
+	if err != nil {
+		return nil, err
+	}
+	b = binary.BigEndian.AppendUint16(b, 31)
+	for _, s := range []string{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID} {
+		b = copyText(b, s)
+	}
+	b = copyInt4(b, t.StepIndex)
+	b = copyTime(b, t.TS.Time)
+	b = copyText(b, t.UserText)
+	b = copyText(b, t.AgentText)
+	b = copyText(b, toolsJSON)
+	if t.Reflection == nil {
+		b = copyNull(b)
+	} else {
+		b = copyText(b, *t.Reflection)
+	}
+	b = copyText(b, string(t.ReflectionSource))
+	b = copyFloat8(b, t.Alpha)
+	b = copyBool(b, t.Usable)
+	b = copyInt4(b, t.Depth)
+	b = copyBool(b, t.IsSubagent)
+	b = copyBool(b, t.Truncated)
+	b = copyVec(b, t.VecSummary)
+	b = copyVec(b, t.VecAction)
+	b = copyText(b, t.Embedder)
+	b = copyInt4(b, max(len(t.VecSummary), len(t.VecAction)))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(words)))
+	b = append(b, words...)
+	b = copyText(b, cjk)
+	b = copyInt4(b, ntok)
+	b = copyFloat8(b, t.Value)
+	b = copyFloat8(b, t.Priority)
+	if t.RHuman == nil {
+		b = copyNull(b)
+	} else {
+		b = copyFloat8(b, *t.RHuman)
+	}
+	b = copyText(b, epID)
+	b = copyText(b, t.StepKey)
+	return copyTime(b, t.CreatedAt.Time), nil
+}
+
+// copyTraces writes the traces of the new episodes eps with one COPY.
+func copyTraces(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) error {
+	buf := append([]byte(nil), copyHeader...)
+	var words []byte
+	n := 0
+	for c, ep := range eps {
+		for i, t := range traces[c] {
+			words = appendTSVectorBinary(words[:0], tsvectorOf(idx[c].ents[i], 0))
+			var err error
+			if buf, err = appendCopyTrace(buf, t, ep.ID, words, idx[c].cjk[i], idx[c].ntok[i]); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	buf = binary.BigEndian.AppendUint16(buf, math.MaxUint16)
+	_, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf), `COPY traces (`+copyTraceCols+`) FROM STDIN (FORMAT binary)`)
 	return err
 }

@@ -139,3 +139,77 @@ func TestCopyMessagesLikeInserts(t *testing.T) {
 		}
 	}
 }
+
+// copyTestCaptures makes captures of up to 12 traces from texts, in scope:
+// every column of a trace set on some of them.
+func copyTestCaptures(texts []string, scope imprint.Scope) ([]imprint.Episode, [][]imprint.Trace) {
+	var eps []imprint.Episode
+	var traces [][]imprint.Trace
+	at := imprint.At(time.Date(2026, 12, 2, 3, 0, 0, 123456789, time.UTC))
+	for i, s := range texts {
+		if i%12 == 0 {
+			eps = append(eps, imprint.Episode{ID: scope.Agent + "-ep" + itoa(i/12), SessionID: "s" + itoa(i/40), Scope: scope,
+				Status: imprint.EpisodeFinalized, StartedAt: at, EndedAt: at})
+			traces = append(traces, nil)
+		}
+		t := imprint.Trace{ID: scope.Agent + "-tr" + itoa(i), StepKey: "k" + itoa(i), StepIndex: i % 12, UserText: s,
+			AgentText: "reply to " + itoa(i), Alpha: float64(i) / 7, Value: -float64(i), Priority: 0.5, Depth: i % 3,
+			Usable: i%2 == 0, IsSubagent: i%3 == 0, Truncated: i%4 == 0, CreatedAt: at}
+		if i%3 != 0 {
+			t.TS = imprint.At(time.Date(2023, 5, 1+i%28, 8, 30, 0, 999, time.FixedZone("x", 3600)))
+			t.ToolCalls = []imprint.ToolCall{{Name: "search_flights", Input: []byte(`{"q":"` + itoa(i) + `"}`)}}
+		}
+		if i%5 != 0 {
+			r, h := "reflect on "+s, float64(i%2)
+			t.Reflection, t.RHuman, t.ReflectionSource = &r, &h, imprint.ReflectionSource("heuristic")
+			t.VecSummary, t.VecAction, t.Embedder = []float32{float32(i), 2}, []float32{-1, 1e-20}, "hash"
+		}
+		traces[len(traces)-1] = append(traces[len(traces)-1], t)
+	}
+	return eps, traces
+}
+
+// TestCopyTracesLikeInserts writes the same new captures with a COPY of
+// their traces (the default) and with INSERTs (noCopy) into two scopes
+// and checks every column of the traces is the same.
+func TestCopyTracesLikeInserts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTemp(t)
+	var texts []string
+	for _, b := range copyTestBatches(t, imprint.Scope{Tenant: "t", User: "u", Agent: "x"})[:30] {
+		for _, m := range b.Messages {
+			texts = append(texts, m.Content)
+		}
+	}
+	eps, trs := copyTestCaptures(texts, imprint.Scope{Tenant: "t", User: "u", Agent: "copy"})
+	if err := db.SaveCaptures(ctx, eps, trs); err != nil {
+		t.Fatal(err)
+	}
+	db.noCopy = true
+	eps, trs = copyTestCaptures(texts, imprint.Scope{Tenant: "t", User: "u", Agent: "insert"})
+	if err := db.SaveCaptures(ctx, eps, trs); err != nil {
+		t.Fatal(err)
+	}
+	db.noCopy = false
+	var n, same int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE
+		a.workspace = b.workspace AND a.session_id = b.session_id AND a.step_index = b.step_index
+		AND a.ts IS NOT DISTINCT FROM b.ts AND a.user_text = b.user_text AND a.agent_text = b.agent_text
+		AND a.tool_calls = b.tool_calls AND a.reflection IS NOT DISTINCT FROM b.reflection
+		AND a.reflection_source = b.reflection_source AND a.alpha = b.alpha AND a.usable = b.usable
+		AND a.value = b.value AND a.priority = b.priority AND a.r_human IS NOT DISTINCT FROM b.r_human
+		AND a.depth = b.depth AND a.is_subagent = b.is_subagent AND a.truncated = b.truncated
+		AND a.vec_summary IS NOT DISTINCT FROM b.vec_summary AND a.vec_action IS NOT DISTINCT FROM b.vec_action
+		AND a.embedder = b.embedder AND a.dim = b.dim AND a.words::text = b.words::text AND a.cjk = b.cjk
+		AND a.ntok = b.ntok AND a.created_at = b.created_at AND a.rank = b.rank
+		AND split_part(a.episode_id, '-', 2) = split_part(b.episode_id, '-', 2))
+		FROM (SELECT *, rank() OVER (ORDER BY rid) FROM traces WHERE agent = 'copy') a
+		FULL JOIN (SELECT *, rank() OVER (ORDER BY rid) FROM traces WHERE agent = 'insert') b
+		ON a.step_key = b.step_key`).Scan(&n, &same); err != nil {
+		t.Fatal(err)
+	}
+	if n < 1000 || same != n {
+		t.Errorf("%d of %d traces written alike", same, n)
+	}
+}

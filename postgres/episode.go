@@ -252,17 +252,23 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 				texts, cjks, ntoks = append(texts, words), append(cjks, cjk), append(ntoks, keyword.TokenCount(words))
 			}
 		}
-		words, err := db.tsvectors(ctx, tx, texts...)
+		ents, err := db.tsvectorEntries(ctx, tx, texts...)
 		if err != nil {
 			return err
+		}
+		words := make([]string, len(ents))
+		var b []byte
+		for i, e := range ents {
+			b = appendTSVector(b[:0], e)
+			words[i] = string(b)
 		}
 		idx := make([]traceIndex, len(eps))
 		for c := range eps {
 			n := len(traces[c])
-			idx[c] = traceIndex{words[:n], cjks[:n], ntoks[:n]}
-			words, cjks, ntoks = words[n:], cjks[n:], ntoks[n:]
+			idx[c] = traceIndex{words[:n], cjks[:n], ntoks[:n], ents[:n]}
+			words, cjks, ntoks, ents = words[n:], cjks[n:], ntoks[n:], ents[n:]
 		}
-		if done, err := insertNewCaptures(ctx, tx, eps, traces, idx); done || err != nil {
+		if done, err := db.insertNewCaptures(ctx, tx, eps, traces, idx); done || err != nil {
 			return err
 		}
 		for c := range eps {
@@ -287,6 +293,8 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 type traceIndex struct {
 	words, cjk []string
 	ntok       []int
+	// ents are the lexeme positions of the tsvectors (words the literals).
+	ents [][]lexPos
 }
 
 const (
@@ -466,8 +474,9 @@ func queueTraceInserts(q *pgx.Batch, ep imprint.Episode, traces []imprint.Trace,
 // afresh each time cost more than executing it. done is false, with the
 // savepoint rolled back, when an episode is stored already or a trace id
 // is taken: saveCaptureTx then writes each capture (updating, deleting
-// vanished steps, or naming the conflict).
-func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) (done bool, err error) {
+// vanished steps, or naming the conflict). Unless db.noCopy, the traces
+// go in one COPY (copy.go) after the episodes' round trip.
+func (db *DB) insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) (done bool, err error) {
 	q := &pgx.Batch{}
 	q.Queue(`SAVEPOINT imprint_new_captures`)
 	var epArgs []any
@@ -481,6 +490,9 @@ func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, tr
 	epStmts := queueRows(q, episodeInsertMany, episodeRowValues, episodeInsertConflict, episodeRowArgs, epArgs)
 	var trArgs []any
 	for c, ep := range eps {
+		if !db.noCopy {
+			break
+		}
 		for i, t := range traces[c] {
 			vals, err := traceRow(t, idx[c].words[i], idx[c].cjk[i], idx[c].ntok[i])
 			if err != nil {
@@ -510,6 +522,9 @@ func insertNewCaptures(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, tr
 		}
 		return nil
 	})
+	if err == nil && stored == int64(len(eps)) && !db.noCopy {
+		err = copyTraces(ctx, tx, eps, traces, idx)
+	}
 	switch {
 	case err == nil && stored == int64(len(eps)):
 		return true, nil

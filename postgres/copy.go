@@ -309,11 +309,7 @@ func copyVec(b []byte, v []float32) []byte {
 // appendCopyTrace appends the COPY row of t, a trace of episode epID with
 // the columns of traceRow, its tsvector words in binary.
 func appendCopyTrace(b []byte, t imprint.Trace, epID string, words []byte, cjk string, ntok int) ([]byte, error) {
-	tools := t.ToolCalls
-	if tools == nil {
-		tools = []imprint.ToolCall{}
-	}
-	toolsJSON, err := jsonText(tools)
+	toolsJSON, err := toolCallsJSON(t)
 	if err != nil {
 		return nil, err
 	}

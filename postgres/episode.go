@@ -321,14 +321,19 @@ const (
 		?, ?, ?, $6, ?, ?)`
 )
 
+// toolCallsJSON is the tool_calls column of t: its tool calls in JSON,
+// [] for none.
+func toolCallsJSON(t imprint.Trace) (string, error) {
+	if t.ToolCalls == nil {
+		return "[]", nil
+	}
+	return jsonText(t.ToolCalls)
+}
+
 // traceRow is the values of traceInsertSQL's and traceUpdateSQL's first
 // 25 placeholders for t, whose keyword index is words, cjk and ntok.
 func traceRow(t imprint.Trace, words, cjk string, ntok int) ([]any, error) {
-	tools := t.ToolCalls
-	if tools == nil {
-		tools = []imprint.ToolCall{}
-	}
-	toolsJSON, err := jsonText(tools)
+	toolsJSON, err := toolCallsJSON(t)
 	if err != nil {
 		return nil, err
 	}

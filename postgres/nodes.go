@@ -36,6 +36,10 @@ func (db *DB) JobPool(ctx context.Context) (*pgxpool.Pool, error) {
 		cfg.ConnConfig.RuntimeParams = map[string]string{}
 	}
 	cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		// Its backends are told from the store's in pg_stat_activity.
+		cfg.ConnConfig.RuntimeParams["application_name"] = "imprint-jobs"
+	}
 	cfg.MaxConns, cfg.MinConns = jobPoolConns, 0
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -58,3 +58,23 @@ func TestWarmOpensWarmConnections(t *testing.T) {
 		t.Errorf("after Warm the keyword ranks table holds %d ranks, want %d", len(ranks), maxPositions+1)
 	}
 }
+
+// TestJobPoolNamed checks that River's pool is told apart from the store's
+// in pg_stat_activity (application_name imprint-jobs), and plans
+// generically.
+func TestJobPoolNamed(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	pool, err := db.JobPool(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var name, mode string
+	if err := pool.QueryRow(ctx, `SELECT current_setting('application_name'), current_setting('plan_cache_mode')`).Scan(&name, &mode); err != nil {
+		t.Fatal(err)
+	}
+	if name != "imprint-jobs" || mode != "force_generic_plan" {
+		t.Errorf("River's pool connections: application_name %q, plan_cache_mode %q; want imprint-jobs, force_generic_plan", name, mode)
+	}
+}

@@ -48,6 +48,7 @@ type timeline struct {
 // (pg_stat_statements is reset before the run; -1 when absent).
 type serverCounts struct {
 	Backends   int     `json:"backends_started"`
+	JobEngine  int     `json:"job_backends_started"` // of them, River's pool (application_name imprint-jobs)
 	Statements int64   `json:"statements"`
 	Plans      int64   `json:"plans"`
 	PlanMS     float64 `json:"plan_ms"`
@@ -68,8 +69,9 @@ func resetStatements(ctx context.Context, url string) {
 // on conn.
 func readServerCounts(ctx context.Context, conn *pgxpool.Pool, start, end time.Time) serverCounts {
 	sc := serverCounts{Statements: -1, Plans: -1}
-	_ = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-		AND backend_type = 'client backend' AND backend_start BETWEEN $1 AND $2`, start, end).Scan(&sc.Backends)
+	_ = conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE application_name = 'imprint-jobs') FROM pg_stat_activity
+		WHERE datname = current_database() AND backend_type = 'client backend' AND backend_start BETWEEN $1 AND $2`,
+		start, end).Scan(&sc.Backends, &sc.JobEngine)
 	_ = conn.QueryRow(ctx, `SELECT sum(calls)::int8, sum(plans)::int8, sum(total_plan_time), sum(total_exec_time)
 		FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_%'`).Scan(&sc.Statements, &sc.Plans, &sc.PlanMS, &sc.ExecMS)
 	return sc
@@ -331,8 +333,8 @@ func (tl timeline) summary() string {
 	}
 	return fmt.Sprintf("%d nodes: posted %.2f s, drained %.2f s; LLM slots %.1f slot-s busy, %.1f idle while jobs waited, %.1f idle with none waiting; "+
 		"%.1f job-s held outside an LLM call; calls per node %v; CPU s: serve %.2f, postgres %.2f, bench %.2f, machine %.2f of %.2f; "+
-		"server: %d backends started, %d statements, %d plans (%.0f ms planning, %.0f ms executing); load %s",
+		"server: %d backends started (%d River's), %d statements, %d plans (%.0f ms planning, %.0f ms executing); load %s",
 		tl.Nodes, tl.Posted/1000, tl.Drained/1000, busy/1000, idleWaiting/1000, idleEmpty/1000, held/1000, perNode,
 		serve/1000, tl.PGCPU/1000, tl.BenchCPU/1000, tl.MachineCPU/1000, float64(tl.Cores)*tl.Drained/1000,
-		tl.Server.Backends, tl.Server.Statements, tl.Server.Plans, tl.Server.PlanMS, tl.Server.ExecMS, tl.Load)
+		tl.Server.Backends, tl.Server.JobEngine, tl.Server.Statements, tl.Server.Plans, tl.Server.PlanMS, tl.Server.ExecMS, tl.Load)
 }

@@ -55,6 +55,41 @@ var (
 // ids are replaced. It returns ErrConflict when the id belongs to another
 // scope.
 func (db *DB) upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, setTraceIDs bool) error {
+	enc, err := encodeEpisode(ep)
+	if err != nil {
+		return err
+	}
+	return db.writeEpisode(ctx, tx, ep, enc, setTraceIDs)
+}
+
+// episodeJSON is an episode's JSON columns, encoded before its transaction
+// where it can be (a capture batch encodes them outside the writer's).
+type episodeJSON struct{ meta, turns, ids string }
+
+// encodeEpisode encodes ep's meta, turns and trace ids.
+func encodeEpisode(ep imprint.Episode) (episodeJSON, error) {
+	var enc episodeJSON
+	var err error
+	if enc.meta, err = jsonText(ep.Meta); err != nil {
+		return enc, err
+	}
+	turns := ep.Turns
+	if turns == nil {
+		turns = []imprint.Turn{}
+	}
+	if enc.turns, err = jsonText(turns); err != nil {
+		return enc, err
+	}
+	ids := ep.TraceIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	enc.ids, err = jsonText(ids)
+	return enc, err
+}
+
+// writeEpisode is upsertEpisode with ep's JSON columns encoded (enc).
+func (db *DB) writeEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode, enc episodeJSON, setTraceIDs bool) error {
 	var owner imprint.Scope
 	sel, err := db.stmt(ctx, tx, episodeOwnerSQL)
 	if err != nil {
@@ -68,26 +103,7 @@ func (db *DB) upsertEpisode(ctx context.Context, tx *sql.Tx, ep imprint.Episode,
 	if exists && (owner.Tenant != ep.Scope.Tenant || owner.User != ep.Scope.User || owner.Agent != ep.Scope.Agent) {
 		return imprint.Conflictf("episode %q belongs to another scope", ep.ID)
 	}
-	meta, err := jsonText(ep.Meta)
-	if err != nil {
-		return err
-	}
-	turns := ep.Turns
-	if turns == nil {
-		turns = []imprint.Turn{}
-	}
-	turnsJSON, err := jsonText(turns)
-	if err != nil {
-		return err
-	}
-	ids := ep.TraceIDs
-	if ids == nil {
-		ids = []string{}
-	}
-	idsJSON, err := jsonText(ids)
-	if err != nil {
-		return err
-	}
+	meta, turnsJSON, idsJSON := enc.meta, enc.turns, enc.ids
 	now := imprint.Now()
 	created, updated := ep.CreatedAt, ep.UpdatedAt
 	if created.IsZero() {

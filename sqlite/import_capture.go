@@ -41,6 +41,15 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	}
 	var written []applied
 	var removed []int64
+	// The JSON, vectors and index text of every row are encoded before
+	// the transaction: the single writer holds its lock for the SQL only.
+	encs := make([]captureRows, len(eps))
+	for c := range eps {
+		var err error
+		if encs[c], err = encodeCapture(eps[c], traces[c]); err != nil {
+			return wrap(c, err)
+		}
+	}
 	return db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		written, removed = written[:0], removed[:0]
 		fts, err := db.newFTSWriter(ctx, tx, "trace")
@@ -49,7 +58,7 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 		}
 		defer fts.close()
 		for c := range eps {
-			if err := db.saveCaptureTx(ctx, tx, fts, eps[c], traces[c], keys[c], now, func(rid int64, t imprint.Trace) {
+			if err := db.saveCaptureTx(ctx, tx, fts, eps[c], traces[c], encs[c], keys[c], now, func(rid int64, t imprint.Trace) {
 				written = append(written, applied{rid, t})
 			}, func(rid int64) { removed = append(removed, rid) }); err != nil {
 				return nil, wrap(c, err)
@@ -70,12 +79,49 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 	})
 }
 
-// saveCaptureTx is SaveCapture's transaction body for one episode; keys
-// are the step keys of traces. It reports each trace written and each
-// vanished trace removed; fts is the transaction's trace index writer.
-func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep imprint.Episode, traces []imprint.Trace, keys map[string]bool, now imprint.Time,
-	wrote func(rid int64, t imprint.Trace), removedRID func(rid int64)) error {
-	if err := db.upsertEpisode(ctx, tx, ep, true); err != nil {
+// captureRows are the encoded columns of a capture: its episode's JSON and,
+// for each trace, its tool calls as JSON, its vectors as blobs and its
+// keyword index text.
+type captureRows struct {
+	ep     episodeJSON
+	traces []traceRow
+}
+
+type traceRow struct {
+	tools    string
+	sum, act []byte
+	text     string
+}
+
+// encodeCapture encodes the columns of ep and its traces.
+func encodeCapture(ep imprint.Episode, traces []imprint.Trace) (captureRows, error) {
+	var out captureRows
+	var err error
+	if out.ep, err = encodeEpisode(ep); err != nil {
+		return out, err
+	}
+	out.traces = make([]traceRow, len(traces))
+	for i, t := range traces {
+		tools := t.ToolCalls
+		if tools == nil {
+			tools = []imprint.ToolCall{}
+		}
+		if out.traces[i].tools, err = jsonText(tools); err != nil {
+			return out, err
+		}
+		out.traces[i].sum, out.traces[i].act = blobOrNil(t.VecSummary), blobOrNil(t.VecAction)
+		out.traces[i].text = imprint.TraceText(t)
+	}
+	return out, nil
+}
+
+// saveCaptureTx is SaveCapture's transaction body for one episode; enc
+// holds its encoded columns and keys the step keys of traces. It reports
+// each trace written and each vanished trace removed; fts is the
+// transaction's trace index writer.
+func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep imprint.Episode, traces []imprint.Trace, enc captureRows,
+	keys map[string]bool, now imprint.Time, wrote func(rid int64, t imprint.Trace), removedRID func(rid int64)) error {
+	if err := db.writeEpisode(ctx, tx, ep, enc.ep, true); err != nil {
 		return err
 	}
 	existing := map[string]int64{}
@@ -113,19 +159,13 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 		}
 		removedRID(rid)
 	}
-	for _, t := range traces {
+	for i, t := range traces {
 		t.EpisodeID, t.SessionID, t.Scope, t.Workspace = ep.ID, ep.SessionID, ep.Scope, ep.Workspace
 		if t.CreatedAt.IsZero() {
 			t.CreatedAt = now
 		}
-		tools := t.ToolCalls
-		if tools == nil {
-			tools = []imprint.ToolCall{}
-		}
-		toolsJSON, err := jsonText(tools)
-		if err != nil {
-			return err
-		}
+		row := enc.traces[i]
+		var err error
 		var refl any
 		if t.Reflection != nil {
 			refl = *t.Reflection
@@ -136,9 +176,9 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 		}
 		dim := max(len(t.VecSummary), len(t.VecAction))
 		vals := []any{t.ID, t.Scope.Tenant, t.Scope.User, t.Scope.Agent, t.Workspace, t.SessionID, t.StepIndex,
-			ts(t.TS), t.UserText, t.AgentText, toolsJSON, refl, string(t.ReflectionSource), t.Alpha, boolInt(t.Usable),
+			ts(t.TS), t.UserText, t.AgentText, row.tools, refl, string(t.ReflectionSource), t.Alpha, boolInt(t.Usable),
 			t.Value, t.Priority, rh, t.Depth, boolInt(t.IsSubagent), boolInt(t.Truncated),
-			blobOrNil(t.VecSummary), blobOrNil(t.VecAction), t.Embedder, dim}
+			row.sum, row.act, t.Embedder, dim}
 		rid, ok := existing[t.StepKey]
 		if ok {
 			// A re-capture rewrites what capture computes and keeps what
@@ -149,7 +189,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 				_, err = st.ExecContext(ctx, upd...)
 			}
 			if err == nil {
-				err = fts.replace(rid, imprint.TraceText(t))
+				err = fts.replace(rid, row.text)
 			}
 		} else {
 			var r sql.Result
@@ -161,7 +201,7 @@ func (db *DB) saveCaptureTx(ctx context.Context, tx *sql.Tx, fts *ftsWriter, ep 
 				rid, err = r.LastInsertId()
 			}
 			if err == nil {
-				err = fts.insert(rid, imprint.TraceText(t))
+				err = fts.insert(rid, row.text)
 			}
 		}
 		if isUnique(err) {

@@ -88,6 +88,12 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 	now := imprint.Now()
 	var out []imprint.AppendResult
 	var vecAdds []messageVecAdd
+	// The vectors and keyword documents are encoded before the
+	// transaction: the single writer holds its lock for the SQL only.
+	rows := make([][]messageRow, len(batches))
+	for i, b := range batches {
+		rows[i] = encodeMessages(b.Messages)
+	}
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
 		out, vecAdds = out[:0], vecAdds[:0]
 		a, err := db.newMessageAppender(ctx, tx)
@@ -95,8 +101,8 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 			return nil, err
 		}
 		defer a.close()
-		for _, b := range batches {
-			res, err := a.append(ctx, b, now, &vecAdds)
+		for i, b := range batches {
+			res, err := a.append(ctx, b, rows[i], now, &vecAdds)
 			if err != nil {
 				return nil, err
 			}
@@ -170,7 +176,42 @@ func (a *messageAppender) close() {
 // duplicates, recorded user messages add to the round count, and the
 // session is marked due when b.MarkDueAt asks for it. Vectors to index
 // after the commit are added to vecAdds.
-func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, now imprint.Time, vecAdds *[]messageVecAdd) (imprint.AppendResult, error) {
+// messageRow is a message's columns encoded before its transaction: its
+// vector as a blob and, when hasDoc, its keyword document (all but the
+// batch's first message, whose document depends on the session's latest
+// stored message, read in the transaction).
+type messageRow struct {
+	blob   []byte
+	doc    messageDoc
+	hasDoc bool
+}
+
+// encodeMessages encodes the rows of a batch's messages as append writes
+// them: a message repeated in the batch is skipped there and answers
+// nobody; each other one answers the one before it.
+func encodeMessages(msgs []imprint.Message) []messageRow {
+	rows := make([]messageRow, len(msgs))
+	seen := make(map[string]bool, len(msgs))
+	var prevSpeaker string
+	first := true
+	for i, m := range msgs {
+		if seen[m.ID] {
+			continue
+		}
+		seen[m.ID] = true
+		if len(m.Vec) > 0 {
+			rows[i].blob = vector.Encode(m.Vec)
+		}
+		if !first {
+			rows[i].doc, rows[i].hasDoc = newMessageDoc(m, prevSpeaker), true
+		}
+		first = false
+		prevSpeaker = m.Speaker
+	}
+	return rows
+}
+
+func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, rows []messageRow, now imprint.Time, vecAdds *[]messageVecAdd) (imprint.AppendResult, error) {
 	var res imprint.AppendResult
 	scope, sessionID := b.Scope, b.SessionID
 	if _, err := a.ensure.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, batchWorkspace(b.Messages), sessionID, ts(now), ts(now)); err != nil {
@@ -186,7 +227,7 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 	if err := a.last.QueryRowContext(ctx, append(scopeArgs(scope), sessionID)...).Scan(&prevSpeaker); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return res, err
 	}
-	for _, m := range b.Messages {
+	for i, m := range b.Messages {
 		if seen[m.ID] {
 			res.Duplicates = append(res.Duplicates, m.ID)
 			continue
@@ -196,17 +237,19 @@ func (a *messageAppender) append(ctx context.Context, b imprint.MessageBatch, no
 		if rec.IsZero() {
 			rec = now
 		}
-		var blob []byte
-		emb := ""
+		blob, emb := rows[i].blob, ""
 		if len(m.Vec) > 0 {
-			blob, emb = vector.Encode(m.Vec), m.Embedder
+			emb = m.Embedder
 		}
 		r, err := a.ins.ExecContext(ctx, scope.Tenant, scope.User, scope.Agent, m.Workspace, sessionID, m.ID,
 			string(m.Role), m.Content, ts(m.Timestamp), ts(rec), m.Speaker, blob, emb, len(m.Vec))
 		if err != nil {
 			return res, err
 		}
-		doc := newMessageDoc(m, prevSpeaker)
+		doc := rows[i].doc
+		if !rows[i].hasDoc {
+			doc = newMessageDoc(m, prevSpeaker)
+		}
 		prevSpeaker = m.Speaker
 		if n, _ := r.RowsAffected(); n == 0 {
 			res.Duplicates = append(res.Duplicates, m.ID)

@@ -99,106 +99,43 @@ func (db *DB) termPlan(ctx context.Context, src hitSource, col string, words []s
 }
 
 // checkCommon sets common[i] for each term whose estimate (est) is above
-// countCap-1 records and that holds countCap live records of src or more.
-// The estimate multiplies the selectivities of "live" and "holds the term"
-// as if they were independent: a term of many memories superseded or
-// forgotten since (an updated fact) is estimated common while few live
-// ones hold it, and an uncounted common term's idf would be the
-// estimate's, ranking its one live memory below those of far more
-// frequent words (SQLite's FTS5 counts only live records). A term is
-// common without a count when even if every record not live held it, the
-// estimate would still be commonMargin times countCap (the records not
-// live are counted from their own index, as far as that needs); the
-// others' live records are counted up to countCap, reading at most that
-// many records each (5–10 ms at 100k memories). The counts are one round
-// trip, two when the records not live are too many to decide by.
+// countCap-1 records and that the live records of src, counted up to
+// countCap, confirm. The estimate multiplies the selectivities of "live"
+// and "holds the term" as if they were independent: a term of many
+// memories superseded or forgotten since (an updated fact) is estimated
+// common while few live ones hold it, and an uncounted common term's idf
+// would be the estimate's, ranking its one live memory below those of far
+// more frequent words (SQLite's FTS5 counts only live records). The
+// counts of all such terms are one round trip, each reading at most
+// countCap live records.
 func (db *DB) checkCommon(ctx context.Context, src hitSource, col string, tqs []string, est []int64, countCap int64, common []bool) error {
-	sure := int64(commonMargin * float64(countCap))
-	var maybe, count []int
-	var most int64
-	for i, n := range est {
-		switch {
-		case n < countCap:
-		case src.retired != "" && n >= sure:
-			maybe = append(maybe, i)
-			most = max(most, n)
-		default:
-			count = append(count, i)
-		}
-	}
-	if len(maybe)+len(count) == 0 {
-		return nil
-	}
-	// Retired records beyond limit decide no term.
-	limit := most - sure + 1
+	var at []int
+	var a args
 	b := &pgx.Batch{}
-	if len(maybe) > 0 {
-		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM `+src.table+` WHERE `+src.retired+` LIMIT $1) s`, limit)
-	}
-	queueCounts := func(at []int) {
-		for _, i := range at {
-			var a args
-			q := `SELECT count(*) FROM (SELECT 1 FROM ` + src.table + liveWhere(src, col+` @@ `+a.add(tqs[i])+`::tsquery`) +
-				` LIMIT ` + a.add(countCap) + `) s`
-			b.Queue(q, a...)
+	for i, n := range est {
+		if n < countCap {
+			continue
 		}
+		at = append(at, i)
+		a = a[:0]
+		q := `SELECT count(*) FROM (SELECT 1 FROM ` + src.table + liveWhere(src, col+` @@ `+a.add(tqs[i])+`::tsquery`) +
+			` LIMIT ` + a.add(countCap) + `) s`
+		b.Queue(q, append([]any(nil), a...)...)
 	}
-	queueCounts(count)
-	read := func(br pgx.BatchResults, at []int) error {
-		for _, i := range at {
-			var n int64
-			if err := br.QueryRow().Scan(&n); err != nil {
-				return fmt.Errorf("count common term: %w", err)
-			}
-			common[i] = n >= countCap
-		}
+	if len(at) == 0 {
 		return nil
 	}
-	var unsure []int
-	if err := sendPool(ctx, db, b, func(br pgx.BatchResults) error {
-		if len(maybe) > 0 {
-			var retired int64
-			if err := br.QueryRow().Scan(&retired); err != nil {
-				return fmt.Errorf("count retired records: %w", err)
-			}
-			for _, i := range maybe {
-				if est[i]-retired >= sure {
-					common[i] = true
-				} else {
-					unsure = append(unsure, i)
-				}
-			}
-		}
-		return read(br, count)
-	}); err != nil {
-		return err
-	}
-	if len(unsure) == 0 {
-		return nil
-	}
-	b = &pgx.Batch{}
-	queueCounts(unsure)
-	return sendPool(ctx, db, b, func(br pgx.BatchResults) error { return read(br, unsure) })
-}
-
-// sendPool sends b on a connection of db's pool and hands its results to
-// read, closing them.
-func sendPool(ctx context.Context, db *DB, b *pgx.Batch, read func(pgx.BatchResults) error) error {
 	br := db.pool.SendBatch(ctx, b)
-	err := read(br)
-	if cerr := br.Close(); err == nil {
-		err = cerr
+	defer br.Close()
+	for _, i := range at {
+		var n int64
+		if err := br.QueryRow().Scan(&n); err != nil {
+			return fmt.Errorf("count common term: %w", err)
+		}
+		common[i] = n >= countCap
 	}
-	return err
+	return br.Close()
 }
-
-// commonMargin is how many times countCap a term's estimated live records,
-// less every record not live, must be for checkCommon to call it common
-// uncounted. The planner's frequency of a lexeme that common comes from a
-// sample of 30,000 rows (default_statistics_target 100), a few per cent
-// off at most, and from the last ANALYZE, which autovacuum repeats once a
-// tenth of the table changed.
-const commonMargin = 1.5
 
 // planRows is the row estimate of an EXPLAIN (FORMAT JSON)'s top node.
 func planRows(plan string) (int64, error) {

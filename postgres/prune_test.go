@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/internal/benchtext"
@@ -208,81 +207,5 @@ func TestSearchRareWordOfRetiredMemories(t *testing.T) {
 	if len(ids) == 0 || ids[0] != "m00000" {
 		t.Errorf("search %q (zebra estimated at %d live records): hits %v; want m00000, the only live memory holding zebra, first",
 			"zebra alpha", est[0], ids)
-	}
-}
-
-// TestCommonTermOfRetiredMemoriesCounted checks checkCommon's shortcut: a
-// term the planner estimates far above the common threshold is common
-// uncounted only while the records not live are too few to matter. Here
-// most of the term's holders are retired (superseded or forgotten), so the
-// estimate (the planner takes "live" and "holds the term" as independent)
-// says common while five live memories hold it: the term must be counted
-// and found rare. A term of live holders only is common, as counted.
-func TestCommonTermOfRetiredMemoriesCounted(t *testing.T) {
-	db := openTemp(t)
-	const common = 20
-	db.termLimits = termLimits{exactBelow: 1000, common: common}
-	ctx := t.Context()
-	scope := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
-	const rows, zebras, lions = 1500, 100, 100
-	var puts []imprint.MemoryPut
-	for i := range rows {
-		text := fmt.Sprintf("the favourite colour is blue note %d", i)
-		switch {
-		case i < zebras:
-			text = fmt.Sprintf("the favourite animal is zebra note %d", i)
-		case i < zebras+lions:
-			text = fmt.Sprintf("the favourite cat is lion note %d", i)
-		}
-		puts = append(puts, imprint.MemoryPut{Memory: imprint.Memory{ID: fmt.Sprintf("m%05d", i), Scope: scope,
-			Content: text, Type: imprint.MemoryEpisodic}})
-	}
-	// The fact was updated: 95 zebra memories are superseded, and the
-	// last five but one forgotten.
-	for i := 5; i < zebras; i++ {
-		puts = append(puts, imprint.MemoryPut{Memory: imprint.Memory{ID: fmt.Sprintf("r%05d", i), Scope: scope,
-			Content: fmt.Sprintf("the favourite animal is now a dog note %d", i), Type: imprint.MemoryEpisodic},
-			Supersede: []string{fmt.Sprintf("m%05d", i)}})
-	}
-	if err := db.PutMemories(ctx, puts); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.pool.Exec(ctx, `ANALYZE memories`); err != nil {
-		t.Fatal(err)
-	}
-	src := hitSources[imprint.KindMemory]
-	words := []string{"zebra", "lion"}
-	tqs, est, err := db.termPlan(ctx, src, "words", words, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	countCap := int64(common + 1)
-	sure := int64(commonMargin * float64(countCap))
-	if est[0] < sure || est[1] < sure {
-		t.Skipf("the planner estimates %v live records of %v: not the case this test is about", est, words)
-	}
-	got := make([]bool, len(words))
-	if err := db.checkCommon(ctx, src, "words", tqs, est, common+1, got); err != nil {
-		t.Fatal(err)
-	}
-	if got[0] {
-		t.Errorf("zebra (estimated at %d live records, 5 live, 95 superseded) is called common; want rare", est[0])
-	}
-	if !got[1] {
-		t.Errorf("lion (estimated at %d live records, 100 live) is called rare; want common", est[1])
-	}
-	// Forgetting counts as retiring: with the lions forgotten but 5,
-	// lion is rare too.
-	for i := zebras + 5; i < zebras+lions; i++ {
-		if _, err := db.RetireMemory(ctx, scope, fmt.Sprintf("m%05d", i), time.Time{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got[0], got[1] = false, false
-	if err := db.checkCommon(ctx, src, "words", tqs, est, common+1, got); err != nil {
-		t.Fatal(err)
-	}
-	if got[0] || got[1] {
-		t.Errorf("common %v of %v (estimates %v) with 5 live holders each; want both rare", got, words, est)
 	}
 }

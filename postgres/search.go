@@ -16,19 +16,15 @@ import (
 // key, the columns making a hit, and the liveness filter.
 type hitSource struct {
 	table, key, cols, live string
-	// retired, when records may be not live, is the condition (no
-	// alias) of those that are not, as the table's index of them has it.
-	retired string
 }
 
 var hitSources = map[imprint.Kind]hitSource{
 	imprint.KindMemory: {"memories", "rid",
-		"x.rid, x.id, x.content, '', x.session_id, NULL::text, x.source_message_ids", " AND x.superseded_by IS NULL AND x.forgotten_at IS NULL",
-		"superseded_by IS NOT NULL OR forgotten_at IS NOT NULL"},
+		"x.rid, x.id, x.content, '', x.session_id, NULL::text, x.source_message_ids", " AND x.superseded_by IS NULL AND x.forgotten_at IS NULL"},
 	imprint.KindTrace: {"traces", "rid",
-		"x.rid, x.id, x.user_text, x.agent_text, x.session_id, x.episode_id, NULL::text", "", ""},
+		"x.rid, x.id, x.user_text, x.agent_text, x.session_id, x.episode_id, NULL::text", ""},
 	imprint.KindMessage: {"messages", "seq",
-		"x.seq, x.id, x.content, '', x.session_id, NULL::text, NULL::text", "", ""},
+		"x.seq, x.id, x.content, '', x.session_id, NULL::text, NULL::text", ""},
 }
 
 func sourceOf(k imprint.Kind) (hitSource, error) {

@@ -4,10 +4,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/imprint-dev/imprint/internal/pgtest"
 )
 
-// TestWarmOpensWarmConnections checks that Warm leaves the pool's every
-// connection open, each having planned a scan of every table of the
+// TestWarmOpensWarmConnections checks that Warm leaves the pool's first
+// connections (up to warmConns) open, each having planned a scan of every table of the
 // store's schema, and the keyword ranks table read: the first requests of
 // imprint serve then open no backend and read no catalog of their own.
 func TestWarmOpensWarmConnections(t *testing.T) {
@@ -33,11 +38,11 @@ func TestWarmOpensWarmConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := db.pool.Stat()
-	if max := db.pool.Config().MaxConns; st.TotalConns() != max || st.IdleConns() != max {
-		t.Fatalf("after Warm the pool holds %d connections (%d idle), want its %d open and idle", st.TotalConns(), st.IdleConns(), max)
+	if want := min(db.pool.Config().MaxConns, warmConns); st.TotalConns() != want || st.IdleConns() != want {
+		t.Fatalf("after Warm the pool holds %d connections (%d idle), want %d open and idle", st.TotalConns(), st.IdleConns(), want)
 	}
 	opened := st.NewConnsCount()
-	conns := make([]interface{ Release() }, 0, max(1, int(db.pool.Config().MaxConns)))
+	conns := make([]interface{ Release() }, 0, st.TotalConns())
 	for range cap(conns) {
 		c, err := db.pool.Acquire(ctx)
 		if err != nil {
@@ -76,5 +81,68 @@ func TestJobPoolNamed(t *testing.T) {
 	}
 	if name != "imprint-jobs" || mode != "force_generic_plan" {
 		t.Errorf("River's pool connections: application_name %q, plan_cache_mode %q; want imprint-jobs, force_generic_plan", name, mode)
+	}
+}
+
+// TestWarmLeavesConnectionsForOthers checks what Warm holds on a server
+// shared with other nodes and applications: a pool_max_conns of 50 is a
+// ceiling, so Warm opens warmConns connections, not 50 (opening them all
+// would take the server's connections from the other nodes); and it plans
+// only imprint's and River's tables, so another application's table in
+// the same schema, locked by its own ALTER TABLE, neither appears in the
+// plan nor keeps Warm waiting.
+func TestWarmLeavesConnectionsForOthers(t *testing.T) {
+	u := pgtest.Schema(t)
+	cfg, err := pgxpool.ParseConfig(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	db, err := Open(t.Context(), u+sep+"pool_max_conns=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if got := db.pool.Config().MaxConns; got != 50 {
+		t.Fatalf("pool_max_conns=50 gave a pool of %d", got)
+	}
+	other, err := pgx.ConnectConfig(t.Context(), cfg.ConnConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	if _, err := other.Exec(t.Context(), `CREATE TABLE app_orders (id int)`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := other.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	if _, err := tx.Exec(t.Context(), `LOCK TABLE app_orders IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), warmTimeout/2)
+	defer cancel()
+	if err := db.Warm(ctx); err != nil {
+		t.Fatalf("Warm with another application's table locked: %v", err)
+	}
+	if n := db.pool.Stat().TotalConns(); n != warmConns {
+		t.Errorf("Warm of a pool of at most 50 opened %d connections, want %d", n, warmConns)
+	}
+	c, err := db.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	plan, err := tablesPlan(ctx, c.Conn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plan, "app_orders") || !strings.Contains(plan, `."memories"`) {
+		t.Errorf("warm-up plan %s: want imprint's tables and not app_orders", plan)
 	}
 }

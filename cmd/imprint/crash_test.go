@@ -392,6 +392,28 @@ type workloadClient struct {
 	writing atomic.Int64
 	// requests, when set, logs every request (the benchmarks' timeline).
 	requests *requestLog
+	// unanswered holds the turns posted by a request that got no answer
+	// at least once (a node killed while serving it), as sid/id.
+	unanswered sync.Map
+}
+
+// noteUnanswered records the turns of a post to path that got no answer.
+func (c *workloadClient) noteUnanswered(path string, body []byte) {
+	sid, ok := strings.CutPrefix(path, "/v1/sessions/")
+	if sid, ok = strings.CutSuffix(sid, "/turns"); !ok {
+		return
+	}
+	var req struct {
+		Turns []struct {
+			ID string `json:"id"`
+		} `json:"turns"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return
+	}
+	for _, t := range req.Turns {
+		c.unanswered.Store(sid+"/"+t.ID, true)
+	}
 }
 
 // requestLog records when requests were sent and answered.
@@ -427,6 +449,9 @@ func (c *workloadClient) post(ctx context.Context, path string, body any) (int, 
 		status, out, err := c.once(ctx, http.MethodPost, path, b)
 		if err == nil && status < 500 {
 			return status, out, nil
+		}
+		if errors.Is(err, errRetryable) {
+			c.noteUnanswered(path, b)
 		}
 		if ctx.Err() != nil {
 			return 0, nil, fmt.Errorf("%s %s: %w (last: %v)", http.MethodPost, path, ctx.Err(), err)

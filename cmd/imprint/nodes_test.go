@@ -227,7 +227,11 @@ func TestServeNodesShareWork(t *testing.T) {
 		}
 	}
 	for _, m := range msgs {
-		if !inShards[m] {
+		// A node killed after its commit and before its shard write
+		// loses the line: the store is the record (record.Recorder),
+		// and the client's retry finds the message stored. Only a
+		// message of a post that went unanswered may be missing.
+		if _, lost := clients[victim].unanswered.Load(m); !inShards[m] && !lost {
 			t.Errorf("message %s is in no node's shards", m)
 			break
 		}

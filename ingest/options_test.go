@@ -107,15 +107,15 @@ func TestSummaryComplete(t *testing.T) {
 	}
 }
 
-// TestJobWorkers: one worker without an LLM (CPU work), else the LLM's
-// concurrency (at least two) and half as many again.
+// TestJobWorkers: one worker without an LLM (CPU work), else twice the
+// LLM's concurrency (at least two).
 func TestJobWorkers(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		llm  bool
 		conc int
 		want int
-	}{{false, 8, 1}, {true, 1, 3}, {true, 4, 6}, {true, 6, 9}} {
+	}{{false, 8, 1}, {true, 1, 4}, {true, 4, 8}, {true, 6, 12}} {
 		if got := JobWorkers(tt.llm, tt.conc); got != tt.want {
 			t.Errorf("JobWorkers(%v, %d) = %d, want %d", tt.llm, tt.conc, got, tt.want)
 		}

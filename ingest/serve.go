@@ -38,19 +38,20 @@ func PlanEvery(extractIdle, episodeIdle time.Duration) time.Duration {
 // JobWorkers is how many job workers imprint serve runs. Without an LLM,
 // jobs are CPU work (heuristic extraction, embedding), so one worker leaves
 // the other core to the requests agents are waiting on. With one, jobs
-// mostly wait on the LLM: one worker per call that may be in flight
-// (llmConcurrency, at least 2), and half as many again, because a job does
-// store work before and after its calls (reading the episode or the window,
-// writing the trace or the memories) and with one worker per LLM slot that
-// slot idles meanwhile though other jobs wait. The LLM client's concurrency
-// still caps the calls in flight, and the extra workers are few, so a node
-// holds few jobs waiting for its LLM slots that another node could run.
+// mostly wait on the LLM: two workers per call that may be in flight
+// (llmConcurrency, at least 2), because a job does store work before and
+// after its calls (reading the episode or the window, writing the trace or
+// the memories): a capture's 200 ms call came with 65–105 ms of store work
+// at the medians and ~260 ms at p90 on a loaded machine, and with fewer
+// workers the LLM slots idled meanwhile though other jobs waited. The LLM
+// client's concurrency still caps the calls in flight; a node holds at
+// most llmConcurrency jobs waiting for its slots that another node could
+// run.
 func JobWorkers(hasLLM bool, llmConcurrency int) int {
 	if !hasLLM {
 		return 1
 	}
-	w := max(2, llmConcurrency)
-	return w + (w+1)/2
+	return 2 * max(2, llmConcurrency)
 }
 
 // Service is the lifecycle of imprint serve: the HTTP server and the

@@ -254,10 +254,10 @@ func (e *River[TTx]) Enqueue(ctx context.Context, j imprint.Job) (imprint.Job, e
 // EnqueueListed is Enqueue for a job decided from a read of the store made
 // at listedAt (the planner's list of sessions to extract): when the job
 // this engine last saw holding j's unique key ended completed at or after
-// listedAt, that read may predate the job's work (a session listed as
-// pending before its extraction moved the cursor), so nothing is enqueued
-// and the ended job is returned; the next read decides afresh (a zero
-// listedAt is Enqueue). Inserting there made a second extraction job that
+// listedAt (within listedSkipWithin of it), that read may predate the
+// job's work (a session listed as pending before its extraction moved the
+// cursor), so nothing is enqueued and the ended job is returned; the next
+// read decides afresh (a zero listedAt is Enqueue). Inserting there made a second extraction job that
 // found nothing to do, up to six per run of the LLM-bound nodes benchmark.
 func (e *River[TTx]) EnqueueListed(ctx context.Context, j imprint.Job, listedAt time.Time) (imprint.Job, error) {
 	key := j.UniqueKey
@@ -281,11 +281,20 @@ func (e *River[TTx]) EnqueueListed(ctx context.Context, j imprint.Job, listedAt 
 	return enqueue(ctx, e.st, e.cfg.Config, j)
 }
 
+// listedSkipWithin bounds how long after a listing a job's completion
+// makes EnqueueListed skip: the job ended between the listing and the
+// enqueue (milliseconds apart on one clock). The completion time is the
+// clock of the node that ran the job: whatever that clock's skew from the
+// planner's, a skip can happen only for listings within this much before
+// it, so a session still pending waits at most this long plus a tick.
+const listedSkipWithin = time.Second
+
 // endedSince returns row as a job when it is a job of j's kind and unique
-// key that completed at or after t.
+// key that completed at or after t, and no more than listedSkipWithin
+// after it.
 func endedSince(row *rivertype.JobRow, j imprint.Job, t time.Time) (imprint.Job, bool) {
 	if row == nil || row.Kind != string(j.Kind) || row.State != rivertype.JobStateCompleted ||
-		row.FinalizedAt == nil || row.FinalizedAt.Before(t) {
+		row.FinalizedAt == nil || row.FinalizedAt.Before(t) || row.FinalizedAt.After(t.Add(listedSkipWithin)) {
 		return imprint.Job{}, false
 	}
 	old, err := jobFromRow(row)

@@ -146,6 +146,8 @@ func appendTSVectorBinary(b []byte, es []tsvEntry) []byte {
 // sortLexPos sorts ents by lexeme, then position.
 func sortLexPos(ents []lexPos) {
 	slices.SortFunc(ents, func(x, y lexPos) int {
+		// Lexemes are interned, but a chunk cached before the cache was
+		// emptied may hold a copy of one.
 		if x.lex != y.lex {
 			if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
 				return c

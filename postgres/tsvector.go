@@ -1,9 +1,7 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,16 +205,7 @@ func (db *DB) fetchChunks(ctx context.Context, q querier, missing []string, fres
 // each one's positions ascending, capped at maxEntryPos, a position once, at
 // most maxNumPos-1 of them.
 func appendTSVector(b []byte, ents []lexPos) []byte {
-	slices.SortFunc(ents, func(x, y lexPos) int {
-		// Lexemes are interned, but a chunk cached before the cache was
-		// emptied may hold a copy of one.
-		if x.lex != y.lex {
-			if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(x.pos, y.pos)
-	})
+	sortLexPos(ents)
 	var cur *lexeme
 	n, last := 0, 0
 	for _, e := range ents {

@@ -1,13 +1,15 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -254,23 +256,95 @@ func (db *DB) copyRound(ctx context.Context, tx pgx.Tx, plans []*appendPlan, doc
 		return fmt.Errorf("copy messages: %d seqs for %d messages", len(seqs), n)
 	}
 	slices.Sort(seqs)
-	buf := append(make([]byte, 0, 2500*n), copyHeader...)
-	var words, who []byte
-	k, off := 0, 0
+	// The rows are encoded as the COPY sends them (copyStream), each with
+	// its plan, message and seq in turn.
+	type at struct {
+		p   *appendPlan
+		i   int
+		ent [][]lexPos // the message's words, dates and who it is from
+	}
+	msgs := make([]at, 0, n)
+	off := 0
 	for _, p := range plans {
 		for i := range p.keep {
-			e := ents[off+3*i : off+3*i+3]
-			words = appendTSVectorBinary(words[:0], concatTSVectors(tsvectorOf(e[0], weightA), tsvectorOf(e[1], weightB)))
-			who = appendTSVectorBinary(who[:0], tsvectorOf(e[2], 0))
-			buf = p.appendCopyMessage(buf, i, seqs[k], words, who)
-			p.inserted[p.keep[i].ID] = seqs[k]
-			k++
+			p.inserted[p.keep[i].ID] = seqs[len(msgs)]
+			msgs = append(msgs, at{p, i, ents[off+3*i : off+3*i+3]})
 		}
 		off += len(p.docs)
 	}
-	buf = binary.BigEndian.AppendUint16(buf, math.MaxUint16) // the trailer: -1
-	_, err = tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf), `COPY messages (`+copyMessageCols+`) FROM STDIN (FORMAT binary)`)
+	var words, who []byte
+	r := &copyStream{n: n, row: func(b []byte, k int) ([]byte, error) {
+		e := msgs[k].ent
+		words = appendTSVectorBinary(words[:0], concatTSVectors(tsvectorOf(e[0], weightA), tsvectorOf(e[1], weightB)))
+		who = appendTSVectorBinary(who[:0], tsvectorOf(e[2], 0))
+		return msgs[k].p.appendCopyMessage(b, msgs[k].i, seqs[k], words, who), nil
+	}}
+	return copyFrom(ctx, tx, r, `COPY messages (`+copyMessageCols+`) FROM STDIN (FORMAT binary)`)
+}
+
+// copyStream is a binary COPY stream, read by pgconn's CopyFrom a buffer
+// at a time: the header, the n rows that row appends, each encoded as the
+// stream is read, and the trailer. The server inserts the first rows while
+// the next are encoded, and the stream holds at most a buffer's worth of
+// rows instead of all of them. CopyFrom reads in a goroutine of its own,
+// which it does not always wait for when the connection fails: send the
+// stream with copyFrom, which returns only once row is no longer called.
+type copyStream struct {
+	n   int
+	row func(b []byte, i int) ([]byte, error)
+
+	mu     sync.Mutex
+	closed bool
+	begun  bool // the header is encoded
+	next   int  // rows encoded
+	buf    []byte
+	off    int // of buf, read
+	end    bool
+}
+
+// copyFrom runs the COPY sql with the rows of s.
+func copyFrom(ctx context.Context, tx pgx.Tx, s *copyStream, sql string) error {
+	_, err := tx.Conn().PgConn().CopyFrom(ctx, s, sql)
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	return err
+}
+
+// errCopyClosed is what a read of a stream returns after its copyFrom.
+var errCopyClosed = errors.New("copy stream closed")
+
+// Read implements io.Reader.
+func (s *copyStream) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errCopyClosed
+	}
+	if s.off == len(s.buf) {
+		if s.end {
+			return 0, io.EOF
+		}
+		s.buf, s.off = s.buf[:0], 0
+		if !s.begun {
+			s.buf, s.begun = append(s.buf, copyHeader...), true
+		}
+		for s.next < s.n && len(s.buf) < len(p) {
+			b, err := s.row(s.buf, s.next)
+			if err != nil {
+				return 0, err
+			}
+			s.buf = b
+			s.next++
+		}
+		if s.next == s.n {
+			s.buf = binary.BigEndian.AppendUint16(s.buf, math.MaxUint16) // the trailer: -1
+			s.end = true
+		}
+	}
+	k := copy(p, s.buf[s.off:])
+	s.off += k
+	return k, nil
 }
 
 // The traces of new captures go in one COPY too, behind the savepoint of
@@ -357,23 +431,21 @@ func appendCopyTrace(b []byte, t imprint.Trace, epID string, words []byte, cjk s
 
 // copyTraces writes the traces of the new episodes eps with one COPY.
 func copyTraces(ctx context.Context, tx pgx.Tx, eps []imprint.Episode, traces [][]imprint.Trace, idx []traceIndex) error {
-	buf := append([]byte(nil), copyHeader...)
-	var words []byte
-	n := 0
-	for c, ep := range eps {
-		for i, t := range traces[c] {
-			words = appendTSVectorBinary(words[:0], tsvectorOf(idx[c].ents[i], 0))
-			var err error
-			if buf, err = appendCopyTrace(buf, t, ep.ID, words, idx[c].cjk[i], idx[c].ntok[i]); err != nil {
-				return err
-			}
-			n++
+	type at struct{ c, i int }
+	var rows []at
+	for c := range eps {
+		for i := range traces[c] {
+			rows = append(rows, at{c, i})
 		}
 	}
-	if n == 0 {
+	if len(rows) == 0 {
 		return nil
 	}
-	buf = binary.BigEndian.AppendUint16(buf, math.MaxUint16)
-	_, err := tx.Conn().PgConn().CopyFrom(ctx, bytes.NewReader(buf), `COPY traces (`+copyTraceCols+`) FROM STDIN (FORMAT binary)`)
-	return err
+	var words []byte
+	r := &copyStream{n: len(rows), row: func(b []byte, k int) ([]byte, error) {
+		c, i := rows[k].c, rows[k].i
+		words = appendTSVectorBinary(words[:0], tsvectorOf(idx[c].ents[i], 0))
+		return appendCopyTrace(b, traces[c][i], eps[c].ID, words, idx[c].cjk[i], idx[c].ntok[i])
+	}}
+	return copyFrom(ctx, tx, r, `COPY traces (`+copyTraceCols+`) FROM STDIN (FORMAT binary)`)
 }

@@ -26,6 +26,7 @@ func newImportCmd(a *App) *cobra.Command {
 			"(or, with --no-wait, exits 1 naming it). Formats: " + formats + ".",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, paths []string) error {
+			defer a.batchGC()()
 			a.importOptions(&o)
 			// An imprint export (imprint export) is restored, not imported.
 			if done, total, err := a.node.Restore(cmd.Context(), o, paths); done || err != nil {

@@ -23,6 +23,7 @@ func newMigrateCmd(a *App) *cobra.Command {
 			"the command again resumes it. --dry-run counts what would be copied.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer a.batchGC()()
 			last := time.Time{}
 			st, err := a.node.Migrate(cmd.Context(), to, dryRun, func(p curate.MigrateProgress) {
 				if now := time.Now(); now.Sub(last) >= time.Second || p.Done >= p.Total {

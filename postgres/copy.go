@@ -53,23 +53,32 @@ const (
 
 // tsvectorOf returns the lexemes of ents (sorted in place) as to_tsvector
 // makes them, by the rules of appendTSVector, each position of weight w.
+// The entries and their positions take one allocation each: an entry's
+// positions are a full slice of one array, so appending to them copies.
 func tsvectorOf(ents []lexPos, w uint16) []tsvEntry {
 	sortLexPos(ents)
-	var out []tsvEntry
+	out := make([]tsvEntry, 0, len(ents))
+	pos := make([]uint16, 0, len(ents))
 	var cur *tsvEntry
-	last := 0
+	start, last := 0, 0
 	for _, e := range ents {
 		if cur == nil || e.lex != cur.lex && e.lex.text != cur.lex.text {
+			if cur != nil {
+				cur.pos = pos[start:len(pos):len(pos)]
+			}
 			out = append(out, tsvEntry{lex: e.lex})
-			cur, last = &out[len(out)-1], 0
+			cur, start, last = &out[len(out)-1], len(pos), 0
 		}
 		p := min(e.pos, maxEntryPos)
-		n := len(cur.pos)
+		n := len(pos) - start
 		if n > 0 && (p == last || last == maxEntryPos || n >= maxNumPos-1) {
 			continue
 		}
-		cur.pos = append(cur.pos, uint16(p)|w)
+		pos = append(pos, uint16(p)|w)
 		last = p
+	}
+	if cur != nil {
+		cur.pos = pos[start:len(pos):len(pos)]
 	}
 	return out
 }

@@ -123,17 +123,50 @@ type Importer struct {
 // valid input is a warning when there are several, an ErrInvalid error
 // when it is the only one.
 func (im *Importer) Run(ctx context.Context, sources []Source) (*Summary, error) {
+	rd := im.StartReading(ctx, sources)
+	defer rd.Close()
+	return im.RunReading(ctx, rd)
+}
+
+// Reading is the sources of an import being read, a few ahead of the one
+// being imported, in the order RunReading imports them. StartReading
+// starts it before the rest of the import is set up (opening the store:
+// connecting to PostgreSQL and checking its migrations takes as long as
+// reading the first sources). It owns its readers: Close stops them.
+type Reading struct {
+	groups []agentSources
+	reads  *readAhead
+}
+
+// StartReading starts reading sources for an import by im, whose Scope,
+// SourceAgents and Location it uses; Close it when done.
+func (im *Importer) StartReading(ctx context.Context, sources []Source) *Reading {
 	groups := im.byAgent(sources)
-	if len(groups) == 1 {
+	var all []Source
+	for _, g := range groups {
+		all = append(all, g.sources...)
+	}
+	return &Reading{groups: groups, reads: startReadAhead(ctx, all, im.location())}
+}
+
+// Close stops the readers and waits for them.
+func (r *Reading) Close() { r.reads.close() }
+
+// RunReading imports the sources of rd, started by im.StartReading, as
+// Run does.
+func (im *Importer) RunReading(ctx context.Context, rd *Reading) (*Summary, error) {
+	if len(rd.groups) == 1 {
 		sub := *im
-		sub.Scope.Agent = groups[0].agent
-		return sub.run(ctx, groups[0].sources)
+		sub.Scope.Agent = rd.groups[0].agent
+		return sub.run(ctx, rd.groups[0].sources, rd.reads, 0)
 	}
 	total := &Summary{DryRun: im.DryRun}
-	for _, g := range groups {
+	first := 0
+	for _, g := range rd.groups {
 		sub := *im
 		sub.Scope.Agent = g.agent
-		sum, err := sub.run(ctx, g.sources)
+		sum, err := sub.run(ctx, g.sources, rd.reads, first)
+		first += len(g.sources)
 		if sum != nil {
 			total.add(sum)
 		}
@@ -210,8 +243,17 @@ func (s *Summary) add(o *Summary) {
 	s.PendingMessages += o.PendingMessages
 }
 
-// run imports sources into im.Scope.
-func (im *Importer) run(ctx context.Context, sources []Source) (*Summary, error) {
+// location is the time zone of zone-less dates.
+func (im *Importer) location() *time.Location {
+	if im.Location == nil {
+		return time.UTC
+	}
+	return im.Location
+}
+
+// run imports sources into im.Scope, their reads taken from reads from
+// its source first on.
+func (im *Importer) run(ctx context.Context, sources []Source, reads *readAhead, first int) (*Summary, error) {
 	sum := &Summary{DryRun: im.DryRun}
 	for _, src := range sources {
 		sum.Files += max(1, src.Files)
@@ -219,10 +261,6 @@ func (im *Importer) run(ctx context.Context, sources []Source) (*Summary, error)
 	bar := im.Progress
 	if bar == nil {
 		bar = NoProgress{}
-	}
-	loc := im.Location
-	if loc == nil {
-		loc = time.UTC
 	}
 	var est *Estimate
 	if im.DryRun {
@@ -239,7 +277,7 @@ func (im *Importer) run(ctx context.Context, sources []Source) (*Summary, error)
 	if im.Capture != nil && !im.DryRun {
 		cs = im.startCapture(ctx, bar)
 	}
-	sessions, err := im.importSources(ctx, sources, loc, sum, est, bar, cs, ex)
+	sessions, err := im.importSources(ctx, sources, reads, first, sum, est, bar, cs, ex)
 	if cs != nil {
 		cerr := cs.finish(err != nil)
 		if err == nil {
@@ -385,14 +423,12 @@ func unchanged(prev, ep imprint.Episode) bool {
 // transcript in the source is recorded, so capture and extraction run
 // alongside the recording of the next transcripts. It returns the sessions
 // seen, in order of first appearance.
-func (im *Importer) importSources(ctx context.Context, sources []Source, loc *time.Location,
+func (im *Importer) importSources(ctx context.Context, sources []Source, reads *readAhead, first int,
 	sum *Summary, est *Estimate, bar Progress, cs *captureStage, ex *extractStage) ([]string, error) {
-	reads := startReadAhead(ctx, sources, loc)
-	defer reads.close()
 	var sessions []string
 	seen := map[string]bool{}
 	for i, src := range sources {
-		rd, err := reads.next(ctx, i)
+		rd, err := reads.next(ctx, first+i)
 		if err != nil {
 			return nil, err
 		}

@@ -27,18 +27,20 @@ func (n *Node) Import(ctx context.Context, o ingest.Options, paths []string) (*i
 		}
 		defer release()
 	}
+	im := &ingest.Importer{Scope: o.Scope, SourceAgents: o.SourceAgents, Workspace: o.Workspace, DryRun: o.DryRun, NoExtract: o.NoExtract, Location: loc,
+		WindowSize: n.Config.Extraction.MaxMessagesPerExtraction, Background: n.Config.Extraction.MaxBackgroundMessages}
+	// The first sources are read while the store opens.
+	reading := im.StartReading(ctx, sources)
+	defer reading.Close()
 	n.UseClock(ctx)
 	n.LimitLLMCalls(o.MaxLLMCalls)
 	m, err := n.LLM()
 	if err != nil {
 		return nil, err
 	}
-	st, err := n.Store(ctx)
-	if err != nil {
+	if im.Store, err = n.Store(ctx); err != nil {
 		return nil, err
 	}
-	im := &ingest.Importer{Store: st, Scope: o.Scope, SourceAgents: o.SourceAgents, Workspace: o.Workspace, DryRun: o.DryRun, NoExtract: o.NoExtract, Location: loc,
-		WindowSize: n.Config.Extraction.MaxMessagesPerExtraction, Background: n.Config.Extraction.MaxBackgroundMessages}
 	if !o.NoCapture {
 		if im.Capture, err = n.Capture(ctx); err != nil {
 			return nil, err
@@ -59,7 +61,7 @@ func (n *Node) Import(ctx context.Context, o ingest.Options, paths []string) (*i
 			return nil, err
 		}
 	}
-	sum, err := im.Run(ctx, sources)
+	sum, err := im.RunReading(ctx, reading)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,67 @@
+//go:build unix
+
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/imprint-dev/imprint"
+	"github.com/imprint-dev/imprint/importer"
+	"github.com/imprint-dev/imprint/internal/testfiles"
+)
+
+// TestStartReadingReadsBeforeRun: StartReading starts reading the sources
+// at once, before RunReading (the store is opened in between). The source
+// is a named pipe holding a real Claude Code transcript: writing it blocks
+// until a reader has opened it, so it is written only if the reading
+// began without RunReading.
+func TestStartReadingReadsBeforeRun(t *testing.T) {
+	body, err := os.ReadFile(testfiles.Path(t, "claude-code/representative_messages.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	ctx := context.Background()
+	im := &Importer{Scope: imprint.Scope{Tenant: "t", User: "u", Agent: "a"}}
+	rd := im.StartReading(ctx, []Source{{Path: fifo, Format: importer.FormatClaudeCode, Files: 1}})
+	defer rd.Close()
+
+	written := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until the pipe has a reader
+		if err == nil {
+			_, err = f.Write(body)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		written <- err
+	}()
+	select {
+	case err := <-written:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		// Unblock the writer before failing.
+		if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("the source was not opened for reading before RunReading")
+	}
+	got, err := rd.reads.next(ctx, 0)
+	if err != nil || got.err != nil {
+		t.Fatalf("read: %v, %v", err, got.err)
+	}
+	if len(got.trs) != 1 || len(got.trs[0].Messages) < 2 {
+		t.Fatalf("read %d transcripts (%+v), want the session with its messages", len(got.trs), got.trs)
+	}
+}

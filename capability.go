@@ -21,7 +21,8 @@ import "context"
 // (extract: a window's memories in one transaction), LiveHashLister
 // (extract: the exact-text pre-check of many memories in one query),
 // EpisodeBatchReader (an import: the stored episodes of a batch in one
-// query), TermCounter
+// query), PendingBatchReader (extract: the sessions of a batch and their
+// pending messages in two queries), TermCounter
 // (extract: the keyword recall's term weights), JobEngineHost (schedule:
 // an outside job engine writing in the store's transactions), Browser
 // (the web viewer: counts and episode lists, browse.go), Dumper and
@@ -63,6 +64,38 @@ type EpisodeBatchReader interface {
 func AsEpisodeBatchReader(s any) (EpisodeBatchReader, bool) {
 	r, ok := s.(EpisodeBatchReader)
 	return r, ok && r.SupportsEpisodeBatch()
+}
+
+// SessionPending is one session of a PendingBatch: the session, as
+// GetSession returns it (Found false when the scope has none of that id),
+// and its first pending messages, as PendingMessages returns them.
+type SessionPending struct {
+	Session Session
+	Found   bool
+	Pending []Message
+}
+
+// PendingBatchReader is an optional capability of a Store: it reads many
+// sessions and their pending messages at once, for a store where each
+// query is a round trip to a server. Extraction's planner asks it for the
+// sessions of a batch, and asks session by session (GetSession, then
+// PendingMessages) when the store lacks it.
+type PendingBatchReader interface {
+	// SupportsPendingBatch reports whether PendingBatch works on this
+	// store.
+	SupportsPendingBatch() bool
+	// PendingBatch returns, for each of ids in turn (a repeated id too),
+	// the session of scope and up to limit of its messages after its
+	// cursor (all of them for limit <= 0), oldest first and without their
+	// vectors. ErrInvalid for an incomplete scope.
+	PendingBatch(ctx context.Context, scope Scope, ids []string, limit int) ([]SessionPending, error)
+}
+
+// AsPendingBatchReader returns s as a PendingBatchReader when it
+// implements one and supports it.
+func AsPendingBatchReader(s any) (PendingBatchReader, bool) {
+	r, ok := s.(PendingBatchReader)
+	return r, ok && r.SupportsPendingBatch()
 }
 
 // MemoryPut is one write of PutMemories: what PutMemory(Memory, Supersede)

@@ -70,6 +70,11 @@ func (r *Runner) ExtractSessions(ctx context.Context, scope imprint.Scope, sessi
 	return r.extractHeuristicSessions(ctx, scope.WithDefaults(), sessionIDs, each, stop)
 }
 
+// prefetchSessions is how many sessions of a batch the planner reads at
+// once from a PendingBatchReader: their first pages are held until they
+// are planned, as planAhead holds planned chunks.
+const prefetchSessions = 16
+
 // planAhead is how many chunks of windows are planned ahead of the ones
 // being written.
 const planAhead = 8
@@ -125,12 +130,31 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 				return false
 			}
 		}
-		for _, sid := range sids {
-			err := r.planSessionChunks(ctx, scope, sid, planChunk, func(ws []*plannedWindow, more bool) bool {
-				return send(plannedSession{sid: sid, windows: ws, more: more})
-			})
-			if err != nil && !send(plannedSession{sid: sid, err: err}) {
-				return
+		pr, batched := imprint.AsPendingBatchReader(r.d.Store)
+		for start := 0; start < len(sids); start += prefetchSessions {
+			group := sids[start:min(start+prefetchSessions, len(sids))]
+			// With a PendingBatchReader, the sessions of the group and
+			// their first pages are read at once; a failed read leaves each
+			// session to read its own.
+			var pre []imprint.SessionPending
+			if batched {
+				if got, err := pr.PendingBatch(ctx, scope, group, batchPage); err == nil && len(got) == len(group) {
+					pre = got
+				} else if ctx.Err() != nil {
+					return
+				}
+			}
+			for i, sid := range group {
+				var read *imprint.SessionPending
+				if pre != nil {
+					read = &pre[i]
+				}
+				err := r.planSessionChunks(ctx, scope, sid, read, planChunk, func(ws []*plannedWindow, more bool) bool {
+					return send(plannedSession{sid: sid, windows: ws, more: more})
+				})
+				if err != nil && !send(plannedSession{sid: sid, err: err}) {
+					return
+				}
 			}
 		}
 	}()
@@ -214,7 +238,7 @@ type plannedWindow struct {
 func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid string) ([]*plannedWindow, bool, error) {
 	var out []*plannedWindow
 	var more bool
-	err := r.planSessionChunks(ctx, scope, sid, 0, func(ws []*plannedWindow, m bool) bool {
+	err := r.planSessionChunks(ctx, scope, sid, nil, 0, func(ws []*plannedWindow, m bool) bool {
 		out, more = append(out, ws...), m
 		return true
 	})
@@ -228,22 +252,31 @@ const planChunk = 8
 
 // planSessionChunks is planSession handing the windows on to emit as they
 // are extracted, chunk at a time (all at once when chunk is 0); more is
-// set on the last call only. emit returns false to stop.
-func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid string, chunk int, emit func(ws []*plannedWindow, more bool) bool) error {
+// set on the last call only. emit returns false to stop. read, when not
+// nil, is the session and its first page read already (PendingBatch);
+// else they are read here.
+func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid string, read *imprint.SessionPending, chunk int, emit func(ws []*plannedWindow, more bool) bool) error {
+	if read == nil {
+		read = &imprint.SessionPending{}
+		sess, err := r.d.Store.GetSession(ctx, scope, sid)
+		switch {
+		case err == nil:
+			read.Session, read.Found = sess, true
+		case !errors.Is(err, imprint.ErrNotFound):
+			return fmt.Errorf("read session: %w", err)
+		}
+		if read.Pending, err = r.d.Store.PendingMessages(ctx, scope, sid, batchPage); err != nil {
+			return fmt.Errorf("read pending messages: %w", err)
+		}
+	}
 	var st sessionState
 	var cursor int64
-	sess, err := r.d.Store.GetSession(ctx, scope, sid)
-	switch {
-	case err == nil:
-		st = sessionState{known: true, scene: sess.LastSceneName, people: sess.BetweenPeople}
-		cursor = sess.Cursor
-	case !errors.Is(err, imprint.ErrNotFound):
-		return fmt.Errorf("read session: %w", err)
+	if read.Found {
+		st = sessionState{known: true, scene: read.Session.LastSceneName, people: read.Session.BetweenPeople}
+		cursor = read.Session.Cursor
 	}
-	pending, err := r.d.Store.PendingMessages(ctx, scope, sid, batchPage)
-	if err != nil {
-		return fmt.Errorf("read pending messages: %w", err)
-	}
+	pending := read.Pending
+	var err error
 	complete := len(pending) < batchPage
 	gate := gateMemo{}
 	maxNew := r.cfg.MaxMessagesPerExtraction

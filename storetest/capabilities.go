@@ -29,6 +29,7 @@ var optionalTests = []struct {
 	{"PutMemories", func(s imprint.Store) bool { _, ok := imprint.AsMemoryBatchWriter(s); return ok }, testPutMemories},
 	{"LiveMemoryHashes", func(s imprint.Store) bool { _, ok := imprint.AsLiveHashLister(s); return ok }, testLiveMemoryHashes},
 	{"GetEpisodes", func(s imprint.Store) bool { _, ok := imprint.AsEpisodeBatchReader(s); return ok }, testGetEpisodes},
+	{"PendingBatch", func(s imprint.Store) bool { _, ok := imprint.AsPendingBatchReader(s); return ok }, testPendingBatch},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
 	{"Dump", func(s imprint.Store) bool { _, ok := imprint.AsDumper(s); return ok }, testDump},
@@ -292,6 +293,73 @@ func testGetEpisodes(t *testing.T, s imprint.Store) {
 	}
 	_, err = br.GetEpisodes(ctx, imprint.Scope{}, []string{"ep-a1"})
 	wantErr(t, "GetEpisodes without a scope", err, imprint.ErrInvalid)
+}
+
+func testPendingBatch(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	pr, _ := imprint.AsPendingBatchReader(s)
+	// s-new: never extracted; s-half: its cursor past its first three
+	// messages; s-done: nothing pending; s-b: another scope's.
+	var msgs []imprint.Message
+	for i := range 7 {
+		role := imprint.RoleUser
+		if i%2 == 1 {
+			role = imprint.RoleAssistant
+		}
+		msgs = append(msgs, msg("m"+string(rune('0'+i)), role, "Message number "+string(rune('0'+i))+" about the Lisbon trip", i))
+	}
+	for _, sid := range []string{"s-new", "s-half", "s-done"} {
+		_, err := s.AppendMessages(ctx, scopeA, sid, msgs)
+		must(t, err)
+	}
+	_, err := s.AppendMessages(ctx, scopeB, "s-b", msgs)
+	must(t, err)
+	half, err := s.PendingMessages(ctx, scopeA, "s-half", 0)
+	must(t, err)
+	must(t, s.AdvanceCursor(ctx, scopeA, "s-half", half[2].Seq, "trip", time.Now()))
+	done, err := s.PendingMessages(ctx, scopeA, "s-done", 0)
+	must(t, err)
+	must(t, s.AdvanceCursor(ctx, scopeA, "s-done", done[len(done)-1].Seq, "", time.Now()))
+
+	ids := []string{"s-half", "s-new", "s-done", "s-b", "s-none", "s-new"}
+	for _, limit := range []int{0, 2, 100} {
+		got, err := pr.PendingBatch(ctx, scopeA, ids, limit)
+		must(t, err)
+		if len(got) != len(ids) {
+			t.Fatalf("limit %d: %d results for %d ids", limit, len(got), len(ids))
+		}
+		// Each is what GetSession and PendingMessages return for the id.
+		for i, id := range ids {
+			var want imprint.SessionPending
+			sess, err := s.GetSession(ctx, scopeA, id)
+			switch {
+			case err == nil:
+				want.Session, want.Found = sess, true
+			case !errors.Is(err, imprint.ErrNotFound):
+				t.Fatal(err)
+			}
+			want.Pending, err = s.PendingMessages(ctx, scopeA, id, limit)
+			must(t, err)
+			if d := diff(want, got[i]); d != "" {
+				t.Errorf("limit %d, %s (-GetSession and PendingMessages +PendingBatch):\n%s", limit, id, d)
+			}
+		}
+		if n := len(got[1].Pending); limit == 2 && n != 2 || limit != 2 && n != len(msgs) {
+			t.Errorf("limit %d: s-new has %d pending", limit, n)
+		}
+	}
+	// A repeated id's messages are its own.
+	got, err := pr.PendingBatch(ctx, scopeA, []string{"s-new", "s-new"}, 0)
+	must(t, err)
+	got[0].Pending[0].Content = "changed"
+	if got[1].Pending[0].Content == "changed" {
+		t.Error("a repeated id shares its messages with the first")
+	}
+	if got, err := pr.PendingBatch(ctx, scopeA, nil, 0); err != nil || len(got) != 0 {
+		t.Errorf("no ids: %v, %v", got, err)
+	}
+	_, err = pr.PendingBatch(ctx, imprint.Scope{}, []string{"s-new"}, 0)
+	wantErr(t, "PendingBatch without a scope", err, imprint.ErrInvalid)
 }
 
 func testCountTermMatches(t *testing.T, s imprint.Store) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/imprint-dev/imprint"
@@ -153,28 +154,48 @@ func (im *Importer) StartReading(ctx context.Context, sources []Source) *Reading
 func (r *Reading) Close() { r.reads.close() }
 
 // RunReading imports the sources of rd, started by im.StartReading, as
-// Run does.
+// Run does. The sources of different agents go into different scopes,
+// which share nothing a write checks (dedup, sessions, episodes): their
+// imports run at once, each capturing and extracting alongside the
+// others' recording. The first error stops them all; the summary is what
+// each did, in the order of the agents' first sources.
 func (im *Importer) RunReading(ctx context.Context, rd *Reading) (*Summary, error) {
 	if len(rd.groups) == 1 {
 		sub := *im
 		sub.Scope.Agent = rd.groups[0].agent
 		return sub.run(ctx, rd.groups[0].sources, rd.reads, 0)
 	}
-	total := &Summary{DryRun: im.DryRun}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sums := make([]*Summary, len(rd.groups))
+	errs := make([]error, len(rd.groups))
+	var wg sync.WaitGroup
 	first := 0
-	for _, g := range rd.groups {
+	for i, g := range rd.groups {
 		sub := *im
 		sub.Scope.Agent = g.agent
-		sum, err := sub.run(ctx, g.sources, rd.reads, first)
+		at := first
+		wg.Go(func() {
+			sums[i], errs[i] = sub.run(ctx, g.sources, rd.reads, at)
+			if errs[i] != nil {
+				cancel()
+			}
+		})
 		first += len(g.sources)
-		if sum != nil {
-			total.add(sum)
+	}
+	wg.Wait()
+	total := &Summary{DryRun: im.DryRun}
+	var err error
+	for i := range rd.groups {
+		if sums[i] != nil {
+			total.add(sums[i])
 		}
-		if err != nil || total.LLMBudgetReached {
-			return total, err
+		// The first error that is not another group's stop.
+		if errs[i] != nil && (err == nil || errors.Is(err, context.Canceled) && !errors.Is(errs[i], context.Canceled)) {
+			err = errs[i]
 		}
 	}
-	return total, nil
+	return total, err
 }
 
 // agentSources are the sources imported into one agent's scope.

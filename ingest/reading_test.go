@@ -65,3 +65,75 @@ func TestStartReadingReadsBeforeRun(t *testing.T) {
 		t.Fatalf("read %d transcripts (%+v), want the session with its messages", len(got.trs), got.trs)
 	}
 }
+
+// TestAgentsImportAtOnce: the sources of two agents are imported at once.
+// The Claude Code transcript (agent claude-code) is a named pipe written
+// only once the τ-bench trajectories (the other agent) are in the store:
+// importing the agents one after the other would wait for ever.
+func TestAgentsImportAtOnce(t *testing.T) {
+	body, err := os.ReadFile(testfiles.Path(t, "claude-code/representative_messages.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	db := openDB(t)
+	im := newImporter(t, db, nil)
+	im.SourceAgents = true
+	sources := append([]Source{{Path: fifo, Format: importer.FormatClaudeCode, Files: 1}}, tauSources(t, 40)...)
+	ctx := context.Background()
+	type result struct {
+		sum *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := im.Run(ctx, sources)
+		done <- result{sum, err}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ss, err := db.ListSessions(ctx, ana)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ss) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error("the τ-bench trajectories were not imported while the Claude Code transcript was being read")
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	cc := ana
+	cc.Agent = "claude-code"
+	ccSessions, err := db.ListSessions(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tau, err := db.ListSessions(ctx, ana)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ccSessions) != 1 || len(tau) != 40 || res.sum.Transcripts != 41 || res.sum.Files != 2 {
+		t.Errorf("%d Claude Code and %d τ-bench sessions, summary %d transcripts of %d files; want 1, 40, 41, 2",
+			len(ccSessions), len(tau), res.sum.Transcripts, res.sum.Files)
+	}
+}

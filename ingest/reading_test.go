@@ -15,12 +15,10 @@ import (
 	"github.com/imprint-dev/imprint/internal/testfiles"
 )
 
-// TestStartReadingReadsBeforeRun: StartReading starts reading the sources
-// at once, before RunReading (the store is opened in between). The source
-// is a named pipe holding a real Claude Code transcript: writing it blocks
-// until a reader has opened it, so it is written only if the reading
-// began without RunReading.
-func TestStartReadingReadsBeforeRun(t *testing.T) {
+// claudeCodePipe returns a named pipe for a Claude Code transcript and the
+// real transcript to write into it.
+func claudeCodePipe(t *testing.T) (string, []byte) {
+	t.Helper()
 	body, err := os.ReadFile(testfiles.Path(t, "claude-code/representative_messages.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +27,16 @@ func TestStartReadingReadsBeforeRun(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no named pipes here: %v", err)
 	}
+	return fifo, body
+}
+
+// TestStartReadingReadsBeforeRun: StartReading starts reading the sources
+// at once, before RunReading (the store is opened in between). The source
+// is a named pipe holding a real Claude Code transcript: writing it blocks
+// until a reader has opened it, so it is written only if the reading
+// began without RunReading.
+func TestStartReadingReadsBeforeRun(t *testing.T) {
+	fifo, body := claudeCodePipe(t)
 	ctx := context.Background()
 	im := &Importer{Scope: imprint.Scope{Tenant: "t", User: "u", Agent: "a"}}
 	rd := im.StartReading(ctx, []Source{{Path: fifo, Format: importer.FormatClaudeCode, Files: 1}})
@@ -71,14 +79,7 @@ func TestStartReadingReadsBeforeRun(t *testing.T) {
 // only once the τ-bench trajectories (the other agent) are in the store:
 // importing the agents one after the other would wait for ever.
 func TestAgentsImportAtOnce(t *testing.T) {
-	body, err := os.ReadFile(testfiles.Path(t, "claude-code/representative_messages.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(t.TempDir(), "session.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	fifo, body := claudeCodePipe(t)
 	db := openDB(t)
 	im := newImporter(t, db, nil)
 	im.SourceAgents = true

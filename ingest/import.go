@@ -169,11 +169,18 @@ func (im *Importer) RunReading(ctx context.Context, rd *Reading) (*Summary, erro
 	defer cancel()
 	sums := make([]*Summary, len(rd.groups))
 	errs := make([]error, len(rd.groups))
+	var all *groupsProgress
+	if im.Progress != nil {
+		all = &groupsProgress{p: im.Progress, msgs: make([]int, len(rd.groups)), eps: make([]int, len(rd.groups))}
+	}
 	var wg sync.WaitGroup
 	first := 0
 	for i, g := range rd.groups {
 		sub := *im
 		sub.Scope.Agent = g.agent
+		if all != nil {
+			sub.Progress = groupProgress{all, i}
+		}
 		at := first
 		wg.Go(func() {
 			sums[i], errs[i] = sub.run(ctx, g.sources, rd.reads, at)
@@ -196,6 +203,61 @@ func (im *Importer) RunReading(ctx context.Context, rd *Reading) (*Summary, erro
 		}
 	}
 	return total, err
+}
+
+// groupsProgress tells an import's Progress the counts of all its agent
+// groups, imported at once: each group reports its own (groupProgress),
+// and Progress is told their sums.
+type groupsProgress struct {
+	mu        sync.Mutex
+	p         Progress
+	msgs, eps []int // each group's messages recorded and episodes captured
+}
+
+// groupProgress is the Progress of group i of an import.
+type groupProgress struct {
+	all *groupsProgress
+	i   int
+}
+
+// total is the sums of the groups' counts, as a Summary for Update and
+// Advance; the caller holds mu.
+func (g *groupsProgress) total() *Summary {
+	var s Summary
+	for i := range g.msgs {
+		s.MessagesRecorded += g.msgs[i]
+		s.Episodes += g.eps[i]
+	}
+	return &s
+}
+
+// report takes the group's counts of s and tells tell their sums.
+func (g groupProgress) report(s *Summary, tell func(*Summary)) {
+	g.all.mu.Lock()
+	defer g.all.mu.Unlock()
+	g.all.msgs[g.i], g.all.eps[g.i] = s.MessagesRecorded, max(g.all.eps[g.i], s.Episodes)
+	tell(g.all.total())
+}
+
+// Update implements Progress.
+func (g groupProgress) Update(s *Summary) { g.report(s, g.all.p.Update) }
+
+// Advance implements Progress.
+func (g groupProgress) Advance(s *Summary) { g.report(s, g.all.p.Advance) }
+
+// Episodes implements Progress.
+func (g groupProgress) Episodes(n int) {
+	g.all.mu.Lock()
+	defer g.all.mu.Unlock()
+	g.all.eps[g.i] = n
+	g.all.p.Episodes(g.all.total().Episodes)
+}
+
+// Memories implements Progress.
+func (g groupProgress) Memories(n int) {
+	g.all.mu.Lock()
+	defer g.all.mu.Unlock()
+	g.all.p.Memories(n)
 }
 
 // agentSources are the sources imported into one agent's scope.

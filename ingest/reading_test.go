@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -136,5 +137,70 @@ func TestAgentsImportAtOnce(t *testing.T) {
 	if len(ccSessions) != 1 || len(tau) != 40 || res.sum.Transcripts != 41 || res.sum.Files != 2 {
 		t.Errorf("%d Claude Code and %d τ-bench sessions, summary %d transcripts of %d files; want 1, 40, 41, 2",
 			len(ccSessions), len(tau), res.sum.Transcripts, res.sum.Files)
+	}
+}
+
+// countsProgress records the counts an import's progress is told.
+type countsProgress struct {
+	mu             sync.Mutex
+	msgs, episodes []int
+	advances       int
+}
+
+func (p *countsProgress) Update(s *Summary) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.msgs = append(p.msgs, s.MessagesRecorded)
+}
+
+func (p *countsProgress) Advance(s *Summary) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.advances++
+	p.msgs = append(p.msgs, s.MessagesRecorded)
+}
+
+func (p *countsProgress) Episodes(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.episodes = append(p.episodes, n)
+}
+
+func (p *countsProgress) Memories(int) {}
+
+// TestAgentsImportProgress: with the agents imported at once, the progress
+// counts the messages and episodes of both, never going back, and ends at
+// the import's totals.
+func TestAgentsImportProgress(t *testing.T) {
+	db := openDB(t)
+	im := newImporter(t, db, nil)
+	im.SourceAgents = true
+	bar := &countsProgress{}
+	im.Progress = bar
+	cc, _, err := CollectSources([]string{testfiles.Path(t, "claude-code")}, FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := append(cc, tauSources(t, 10)...)
+	sum, err := im.Run(context.Background(), sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, xs := range map[string][]int{"messages": bar.msgs, "episodes": bar.episodes} {
+		for i := 1; i < len(xs); i++ {
+			if xs[i] < xs[i-1] {
+				t.Errorf("%s went back from %d to %d: %v", name, xs[i-1], xs[i], xs)
+				break
+			}
+		}
+	}
+	if len(bar.msgs) == 0 || bar.msgs[len(bar.msgs)-1] != sum.MessagesRecorded || sum.MessagesRecorded == 0 {
+		t.Errorf("messages shown %v, want them to end at the %d recorded", bar.msgs, sum.MessagesRecorded)
+	}
+	if len(bar.episodes) == 0 || bar.episodes[len(bar.episodes)-1] != sum.Episodes {
+		t.Errorf("episodes shown end at %v, want the %d captured", bar.episodes, sum.Episodes)
+	}
+	if bar.advances != len(sources) {
+		t.Errorf("%d sources advanced, want %d", bar.advances, len(sources))
 	}
 }

@@ -129,29 +129,34 @@ func (im *Importer) Run(ctx context.Context, sources []Source) (*Summary, error)
 	return im.RunReading(ctx, rd)
 }
 
-// Reading is the sources of an import being read, a few ahead of the one
-// being imported, in the order RunReading imports them. StartReading
-// starts it before the rest of the import is set up (opening the store:
-// connecting to PostgreSQL and checking its migrations takes as long as
-// reading the first sources). It owns its readers: Close stops them.
+// Reading is the sources of an import being read, each agent's a few
+// ahead of the one being imported (the agents are imported at once, each
+// with its own readers). StartReading starts it before the rest of the
+// import is set up (opening the store: connecting to PostgreSQL and
+// checking its migrations takes as long as reading the first sources). It
+// owns its readers: Close stops them.
 type Reading struct {
 	groups []agentSources
-	reads  *readAhead
+	reads  []*readAhead // of each group
+	n      int          // sources in all
 }
 
 // StartReading starts reading sources for an import by im, whose Scope,
 // SourceAgents and Location it uses; Close it when done.
 func (im *Importer) StartReading(ctx context.Context, sources []Source) *Reading {
-	groups := im.byAgent(sources)
-	var all []Source
-	for _, g := range groups {
-		all = append(all, g.sources...)
+	r := &Reading{groups: im.byAgent(sources), n: len(sources)}
+	for _, g := range r.groups {
+		r.reads = append(r.reads, startReadAhead(ctx, g.sources, im.location()))
 	}
-	return &Reading{groups: groups, reads: startReadAhead(ctx, all, im.location())}
+	return r
 }
 
 // Close stops the readers and waits for them.
-func (r *Reading) Close() { r.reads.close() }
+func (r *Reading) Close() {
+	for _, rd := range r.reads {
+		rd.close()
+	}
+}
 
 // RunReading imports the sources of rd, started by im.StartReading, as
 // Run does. The sources of different agents go into different scopes,
@@ -163,7 +168,7 @@ func (im *Importer) RunReading(ctx context.Context, rd *Reading) (*Summary, erro
 	if len(rd.groups) == 1 {
 		sub := *im
 		sub.Scope.Agent = rd.groups[0].agent
-		return sub.run(ctx, rd.groups[0].sources, rd.reads, 0)
+		return sub.run(ctx, rd.groups[0].sources, rd.reads[0], rd.n > 1)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -174,21 +179,18 @@ func (im *Importer) RunReading(ctx context.Context, rd *Reading) (*Summary, erro
 		all = &groupsProgress{p: im.Progress, msgs: make([]int, len(rd.groups)), eps: make([]int, len(rd.groups))}
 	}
 	var wg sync.WaitGroup
-	first := 0
 	for i, g := range rd.groups {
 		sub := *im
 		sub.Scope.Agent = g.agent
 		if all != nil {
 			sub.Progress = groupProgress{all, i}
 		}
-		at := first
 		wg.Go(func() {
-			sums[i], errs[i] = sub.run(ctx, g.sources, rd.reads, at)
+			sums[i], errs[i] = sub.run(ctx, g.sources, rd.reads[i], rd.n > 1)
 			if errs[i] != nil {
 				cancel()
 			}
 		})
-		first += len(g.sources)
 	}
 	wg.Wait()
 	total := &Summary{DryRun: im.DryRun}
@@ -334,9 +336,9 @@ func (im *Importer) location() *time.Location {
 	return im.Location
 }
 
-// run imports sources into im.Scope, their reads taken from reads from
-// its source first on.
-func (im *Importer) run(ctx context.Context, sources []Source, reads *readAhead, first int) (*Summary, error) {
+// run imports sources into im.Scope, their reads taken from reads; several
+// is set when the import has more sources than these (another agent's).
+func (im *Importer) run(ctx context.Context, sources []Source, reads *readAhead, several bool) (*Summary, error) {
 	sum := &Summary{DryRun: im.DryRun}
 	for _, src := range sources {
 		sum.Files += max(1, src.Files)
@@ -360,7 +362,7 @@ func (im *Importer) run(ctx context.Context, sources []Source, reads *readAhead,
 	if im.Capture != nil && !im.DryRun {
 		cs = im.startCapture(ctx, bar)
 	}
-	sessions, err := im.importSources(ctx, sources, reads, first, sum, est, bar, cs, ex)
+	sessions, err := im.importSources(ctx, sources, reads, several || len(sources) > 1, sum, est, bar, cs, ex)
 	if cs != nil {
 		cerr := cs.finish(err != nil)
 		if err == nil {
@@ -504,20 +506,21 @@ func unchanged(prev, ep imprint.Episode) bool {
 // episodes to the capture stage cs; in a dry run (est) it only counts
 // them. When ex is not nil, each session is handed to it once its last
 // transcript in the source is recorded, so capture and extraction run
-// alongside the recording of the next transcripts. It returns the sessions
-// seen, in order of first appearance.
-func (im *Importer) importSources(ctx context.Context, sources []Source, reads *readAhead, first int,
+// alongside the recording of the next transcripts. A source that is not
+// valid input is a warning when the import has several (several), else
+// the error. It returns the sessions seen, in order of first appearance.
+func (im *Importer) importSources(ctx context.Context, sources []Source, reads *readAhead, several bool,
 	sum *Summary, est *Estimate, bar Progress, cs *captureStage, ex *extractStage) ([]string, error) {
 	var sessions []string
 	seen := map[string]bool{}
 	for i, src := range sources {
-		rd, err := reads.next(ctx, first+i)
+		rd, err := reads.next(ctx, i)
 		if err != nil {
 			return nil, err
 		}
 		sum.Warnings = append(sum.Warnings, rd.warns...)
 		if rd.err != nil {
-			if errors.Is(rd.err, imprint.ErrInvalid) && len(sources) > 1 {
+			if errors.Is(rd.err, imprint.ErrInvalid) && several {
 				// One bad file does not stop an import of many.
 				sum.Warnings = append(sum.Warnings, importer.Warning{File: src.Path, Message: rd.err.Error()})
 				bar.Advance(sum)

@@ -4,6 +4,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -66,7 +67,7 @@ func TestStartReadingReadsBeforeRun(t *testing.T) {
 		}
 		t.Fatal("the source was not opened for reading before RunReading")
 	}
-	got, err := rd.reads.next(ctx, 0)
+	got, err := rd.reads[0].next(ctx, 0)
 	if err != nil || got.err != nil {
 		t.Fatalf("read: %v, %v", err, got.err)
 	}
@@ -202,5 +203,89 @@ func TestAgentsImportProgress(t *testing.T) {
 	}
 	if bar.advances != len(sources) {
 		t.Errorf("%d sources advanced, want %d", bar.advances, len(sources))
+	}
+}
+
+// TestAgentsImportAtOnceManySources is TestAgentsImportAtOnce with the
+// Claude Code agent holding readAheadSources more (ordinary) transcripts
+// after the pipe. One read-ahead shared by the agents, its slots taken in
+// source order, would give the τ-bench source (after every Claude Code
+// source) no slot until the Claude Code group had consumed its pipe: each
+// agent has its own readers.
+func TestAgentsImportAtOnceManySources(t *testing.T) {
+	fifo, body := claudeCodePipe(t)
+	db := openDB(t)
+	im := newImporter(t, db, nil)
+	im.SourceAgents = true
+	sources := []Source{{Path: fifo, Format: importer.FormatClaudeCode, Files: 1}}
+	dir := t.TempDir()
+	for i := range readAheadSources {
+		p := filepath.Join(dir, fmt.Sprintf("copy-%d.jsonl", i))
+		if err := os.WriteFile(p, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, Source{Path: p, Format: importer.FormatClaudeCode, Files: 1})
+	}
+	sources = append(sources, tauSources(t, 40)...)
+	ctx := context.Background()
+	type result struct {
+		sum *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := im.Run(ctx, sources)
+		done <- result{sum, err}
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ss, err := db.ListSessions(ctx, ana)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ss) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error("the τ-bench trajectories were not imported while the Claude Code pipe was being read " +
+				"(their source waits for a read-ahead slot held by the Claude Code group)")
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res.err != nil {
+		t.Fatal(res.err)
+	}
+}
+
+// TestInvalidSourceAmongAgentsIsWarning: Run's contract is that a source
+// that is not valid input is a warning when there are several. A bad
+// Claude Code file among τ-bench files is the only source of its agent's
+// group: it is a warning too, and the τ-bench files are imported.
+func TestInvalidSourceAmongAgentsIsWarning(t *testing.T) {
+	db := openDB(t)
+	im := newImporter(t, db, nil)
+	im.SourceAgents = true
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sources := append(tauSources(t, 2), Source{Path: bad, Format: importer.FormatClaudeCode, Files: 1})
+	sum, err := im.Run(context.Background(), sources)
+	if err != nil {
+		t.Fatalf("import of %d sources, one of them bad: %v, want a warning", len(sources), err)
+	}
+	if len(sum.Warnings) == 0 || sum.Transcripts != 40 {
+		t.Errorf("%d transcripts, warnings %v; want 40 and one for %s", sum.Transcripts, sum.Warnings, bad)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -135,5 +137,56 @@ func TestCopyStreamIntoPostgres(t *testing.T) {
 	}
 	if _, err := s.Read(make([]byte, 10)); !errors.Is(err, errCopyClosed) {
 		t.Errorf("read after copyFrom: %v, want errCopyClosed", err)
+	}
+}
+
+// TestCopyStreamConnectionDies kills the COPY's backend while the stream is
+// being read: copyFrom returns an error, and the row function is never
+// called once it has returned (pgconn may return without waiting for its
+// reader goroutine on this path).
+func TestCopyStreamConnectionDies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTemp(t)
+	if db.noCopy {
+		t.Skip("this server takes no COPY FROM STDIN")
+	}
+	if _, err := db.pool.Exec(ctx, `CREATE TABLE stream_die (t text NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	one := strings.Repeat("x", 1000)
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var pid int
+	if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	var returned, lateCalls atomic.Bool
+	killed := false
+	s := &copyStream{n: 100_000, row: func(b []byte, i int) ([]byte, error) {
+		if returned.Load() {
+			lateCalls.Store(true)
+		}
+		if i == 300 && !killed {
+			killed = true
+			if _, err := db.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+				t.Error(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		b = binary.BigEndian.AppendUint16(b, 1)
+		return copyText(b, one), nil
+	}}
+	err = copyFrom(ctx, tx, s, `COPY stream_die (t) FROM STDIN (FORMAT binary)`)
+	returned.Store(true)
+	if err == nil {
+		t.Fatal("copy on a terminated backend succeeded")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if lateCalls.Load() {
+		t.Error("the row function was called after copyFrom returned")
 	}
 }

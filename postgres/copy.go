@@ -330,11 +330,14 @@ func (s *copyStream) Read(p []byte) (int, error) {
 	if s.closed {
 		return 0, errCopyClosed
 	}
-	if s.off == len(s.buf) {
-		if s.end {
-			return 0, io.EOF
-		}
-		s.buf, s.off = s.buf[:0], 0
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !s.end && len(s.buf)-s.off < len(p) {
+		// Fill p: what is left of the last row first, then the next rows
+		// (each read a full CopyData message, not a row's tail alone).
+		left := copy(s.buf, s.buf[s.off:])
+		s.buf, s.off = s.buf[:left], 0
 		if !s.begun {
 			s.buf, s.begun = append(s.buf, copyHeader...), true
 		}
@@ -350,6 +353,9 @@ func (s *copyStream) Read(p []byte) (int, error) {
 			s.buf = binary.BigEndian.AppendUint16(s.buf, math.MaxUint16) // the trailer: -1
 			s.end = true
 		}
+	}
+	if s.off == len(s.buf) {
+		return 0, io.EOF
 	}
 	k := copy(p, s.buf[s.off:])
 	s.off += k

@@ -33,7 +33,7 @@ func streamRow(rows []string) func(b []byte, i int) ([]byte, error) {
 }
 
 // TestCopyStreamBytes reads streams in pieces of several sizes: each gives
-// the header, every row in order and the trailer, once.
+// the header, every row in order and the trailer, once, in full reads.
 func TestCopyStreamBytes(t *testing.T) {
 	rows := streamRows()
 	want := append([]byte(nil), copyHeader...)
@@ -45,6 +45,7 @@ func TestCopyStreamBytes(t *testing.T) {
 		s := &copyStream{n: len(rows), row: streamRow(rows)}
 		var got bytes.Buffer
 		p := make([]byte, size)
+		short := 0 // reads that did not fill p
 		for {
 			n, err := s.Read(p)
 			got.Write(p[:n])
@@ -54,6 +55,14 @@ func TestCopyStreamBytes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("read %d: %v", size, err)
 			}
+			if n < size {
+				short++
+			}
+		}
+		// Every read but the last fills p: a row's tail is sent with the
+		// next rows, not as a message of its own.
+		if short > 1 {
+			t.Errorf("reads of %d: %d did not fill the buffer", size, short)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("reads of %d: %d bytes, want %d (equal prefix %d)", size, got.Len(), len(want), commonPrefix(got.Bytes(), want))

@@ -276,7 +276,6 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 		cursor = read.Session.Cursor
 	}
 	pending := read.Pending
-	var err error
 	complete := len(pending) < batchPage
 	gate := gateMemo{}
 	maxNew := r.cfg.MaxMessagesPerExtraction
@@ -307,6 +306,7 @@ func (r *Runner) planSessionChunks(ctx context.Context, scope imprint.Scope, sid
 		// the usual case of an import, which so reads nothing more.
 		var bg []imprint.Message
 		if cursor > 0 {
+			var err error
 			if bg, err = backgroundBefore(ctx, r.d.Store, gate, scope, sid, windows[0].Consumed[0].Seq, n); err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/importer"
 	"github.com/imprint-dev/imprint/internal/testfiles"
+	"github.com/imprint-dev/imprint/sqlite"
 )
 
 // claudeCodePipe returns a named pipe for a Claude Code transcript and the
@@ -30,6 +31,54 @@ func claudeCodePipe(t *testing.T) (string, []byte) {
 		t.Skipf("no named pipes here: %v", err)
 	}
 	return fifo, body
+}
+
+// importWhilePipeWaits runs im over sources, whose first is the named pipe
+// fifo, and writes body into the pipe only once the sessions of ana (the
+// other agent) are in db, failing with msg when they are not within wait.
+// It returns the import's summary.
+func importWhilePipeWaits(t *testing.T, im *Importer, db *sqlite.DB, sources []Source, fifo string, body []byte, wait time.Duration, msg string) *Summary {
+	t.Helper()
+	ctx := context.Background()
+	type result struct {
+		sum *Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := im.Run(ctx, sources)
+		done <- result{sum, err}
+	}()
+	deadline := time.Now().Add(wait)
+	for {
+		ss, err := db.ListSessions(ctx, ana)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ss) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error(msg)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	return res.sum
 }
 
 // TestStartReadingReadsBeforeRun: StartReading starts reading the sources
@@ -86,45 +135,9 @@ func TestAgentsImportAtOnce(t *testing.T) {
 	im := newImporter(t, db, nil)
 	im.SourceAgents = true
 	sources := append([]Source{{Path: fifo, Format: importer.FormatClaudeCode, Files: 1}}, tauSources(t, 40)...)
+	sum := importWhilePipeWaits(t, im, db, sources, fifo, body, 30*time.Second,
+		"the τ-bench trajectories were not imported while the Claude Code transcript was being read")
 	ctx := context.Background()
-	type result struct {
-		sum *Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		sum, err := im.Run(ctx, sources)
-		done <- result{sum, err}
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ss, err := db.ListSessions(ctx, ana)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ss) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Error("the τ-bench trajectories were not imported while the Claude Code transcript was being read")
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(body); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	res := <-done
-	if res.err != nil {
-		t.Fatal(res.err)
-	}
 	cc := ana
 	cc.Agent = "claude-code"
 	ccSessions, err := db.ListSessions(ctx, cc)
@@ -135,9 +148,9 @@ func TestAgentsImportAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ccSessions) != 1 || len(tau) != 40 || res.sum.Transcripts != 41 || res.sum.Files != 2 {
+	if len(ccSessions) != 1 || len(tau) != 40 || sum.Transcripts != 41 || sum.Files != 2 {
 		t.Errorf("%d Claude Code and %d τ-bench sessions, summary %d transcripts of %d files; want 1, 40, 41, 2",
-			len(ccSessions), len(tau), res.sum.Transcripts, res.sum.Files)
+			len(ccSessions), len(tau), sum.Transcripts, sum.Files)
 	}
 }
 
@@ -227,45 +240,9 @@ func TestAgentsImportAtOnceManySources(t *testing.T) {
 		sources = append(sources, Source{Path: p, Format: importer.FormatClaudeCode, Files: 1})
 	}
 	sources = append(sources, tauSources(t, 40)...)
-	ctx := context.Background()
-	type result struct {
-		sum *Summary
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		sum, err := im.Run(ctx, sources)
-		done <- result{sum, err}
-	}()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		ss, err := db.ListSessions(ctx, ana)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ss) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Error("the τ-bench trajectories were not imported while the Claude Code pipe was being read " +
-				"(their source waits for a read-ahead slot held by the Claude Code group)")
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(body); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if res := <-done; res.err != nil {
-		t.Fatal(res.err)
-	}
+	importWhilePipeWaits(t, im, db, sources, fifo, body, 15*time.Second,
+		"the τ-bench trajectories were not imported while the Claude Code pipe was being read "+
+			"(their source waits for a read-ahead slot held by the Claude Code group)")
 }
 
 // TestInvalidSourceAmongAgentsIsWarning: Run's contract is that a source

@@ -128,17 +128,19 @@ func AsMemoryBatchWriter(s any) (MemoryBatchWriter, bool) {
 }
 
 // LiveHashLister is an optional capability of a MemoryStore: it answers
-// HasLiveMemoryHash for many hashes in one query, for a store where each
-// query is a round trip to a server. Extraction's batch planner uses it
-// and asks hash by hash when the store lacks it.
+// HasLiveMemoryHash for many hashes in one query, with the workspaces of
+// the memories that have them (which FindMemoryByHash would read), for a
+// store where each query is a round trip to a server. Extraction's batch
+// planner uses it and asks hash by hash when the store lacks it.
 type LiveHashLister interface {
 	// SupportsLiveHashes reports whether LiveMemoryHashes works on this
 	// store.
 	SupportsLiveHashes() bool
 	// LiveMemoryHashes returns those of hashes that a live memory of the
-	// scope has (each once, in no particular order). ErrInvalid for an
-	// incomplete scope.
-	LiveMemoryHashes(ctx context.Context, scope Scope, hashes []string) ([]string, error)
+	// scope has, each with the workspaces of its live memories ("" for a
+	// memory of none; each once, in no particular order). A hash no live
+	// memory has is not in the map. ErrInvalid for an incomplete scope.
+	LiveMemoryHashes(ctx context.Context, scope Scope, hashes []string) (map[string][]string, error)
 }
 
 // AsLiveHashLister returns s as a LiveHashLister when it implements one

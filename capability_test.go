@@ -16,7 +16,7 @@ func (capStore) AppendMessageBatches(context.Context, []MessageBatch) ([]AppendR
 func (c capStore) SupportsCaptureSaver() bool                             { return c.on }
 func (capStore) SaveCaptures(context.Context, []Episode, [][]Trace) error { return nil }
 func (c capStore) SupportsLiveHashes() bool                               { return c.on }
-func (capStore) LiveMemoryHashes(context.Context, Scope, []string) ([]string, error) {
+func (capStore) LiveMemoryHashes(context.Context, Scope, []string) (map[string][]string, error) {
 	return nil, nil
 }
 func (c capStore) SupportsEpisodeBatch() bool { return c.on }

@@ -412,24 +412,27 @@ func testFailedSessionInBatch(t *testing.T, batched bool) {
 }
 
 // hashListingStore lists live hashes in one call (imprint.LiveHashLister,
-// answered by the real store hash by hash) and counts the calls of both.
+// answered by the real store hash by hash) and counts the calls of both
+// and of the reads of memories by hash.
 type hashListingStore struct {
 	imprint.Store
-	lists, singles atomic.Int32
+	lists, singles, finds atomic.Int32
 }
 
 func (s *hashListingStore) SupportsLiveHashes() bool { return true }
 
-func (s *hashListingStore) LiveMemoryHashes(ctx context.Context, scope imprint.Scope, hashes []string) ([]string, error) {
+func (s *hashListingStore) LiveMemoryHashes(ctx context.Context, scope imprint.Scope, hashes []string) (map[string][]string, error) {
 	s.lists.Add(1)
-	var out []string
+	out := map[string][]string{}
 	for _, h := range hashes {
-		ok, err := s.Store.HasLiveMemoryHash(ctx, scope, h)
+		same, err := s.Store.FindMemoryByHash(ctx, scope, h)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			out = append(out, h)
+		for _, m := range same {
+			if !slices.Contains(out[h], m.Workspace) {
+				out[h] = append(out[h], m.Workspace)
+			}
 		}
 	}
 	return out, nil
@@ -440,9 +443,15 @@ func (s *hashListingStore) HasLiveMemoryHash(ctx context.Context, scope imprint.
 	return s.Store.HasLiveMemoryHash(ctx, scope, hash)
 }
 
+func (s *hashListingStore) FindMemoryByHash(ctx context.Context, scope imprint.Scope, hash string) ([]imprint.Memory, error) {
+	s.finds.Add(1)
+	return s.Store.FindMemoryByHash(ctx, scope, hash)
+}
+
 // With a store that lists live hashes, the batch planner asks once for
-// all the windows of a commit batch, and only the stored ones one by one (their workspace):
-// a fact stored before is still skipped, the new ones stored.
+// all the windows of a commit batch, and never hash by hash (the listing
+// names the workspaces of the stored ones): a fact stored before is still
+// skipped, the new ones stored.
 func TestBatchAsksLiveHashesOnce(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t, DefaultConfig(), withoutLLM(), withEmbedder())
@@ -470,12 +479,44 @@ func TestBatchAsksLiveHashesOnce(t *testing.T) {
 	// s3 is planned by the time s2's batch is gathered, else one after the
 	// other (the gathering does not wait), so one or two listings; a
 	// lookup per memory would be three or more single lookups.
-	if l := hs.lists.Load(); l < 1 || l > 2 || hs.singles.Load() != 1 {
-		t.Errorf("%d listings and %d single lookups, want 1 or 2 (one per batch) and 1 (the stored fact)", l, hs.singles.Load())
+	if l := hs.lists.Load(); l < 1 || l > 2 || hs.singles.Load() != 0 || hs.finds.Load() != 0 {
+		t.Errorf("%d listings, %d single lookups and %d reads by hash, want 1 or 2 (one per batch) and none",
+			l, hs.singles.Load(), hs.finds.Load())
 	}
 	after := e.liveContents()
 	if dec.Skip != 1 || dec.Store != len(after)-len(before) || dec.Store < 2 {
 		t.Errorf("decisions %+v with live memories %q, want the stored fact skipped and the others stored", dec, after)
+	}
+
+	// A fact stored in another workspace is no duplicate; in the same
+	// workspace it is, and the listing tells which without a lookup.
+	inWorkspace := func(session, ws string) Decisions {
+		t.Helper()
+		msg := imprint.Message{ID: session + "-1", Role: imprint.RoleUser, Content: "I work as a pilot in Porto.",
+			Workspace: ws, Timestamp: imprint.At(e.baseDay.Add(3 * time.Hour))}
+		if _, err := e.db.AppendMessages(e.ctx, e.scope, session, []imprint.Message{msg}); err != nil {
+			t.Fatal(err)
+		}
+		var d Decisions
+		if err := e.runner.ExtractSessions(e.ctx, e.scope, []string{session}, func(r Result) {
+			d.Store += r.Decisions.Store
+			d.Skip += r.Decisions.Skip
+		}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := inWorkspace("s4", "/w/a"); d != (Decisions{Store: 1}) {
+		t.Fatalf("the fact in /w/a: %+v, want it stored", d)
+	}
+	if d := inWorkspace("s5", "/w/b"); d != (Decisions{Store: 1}) {
+		t.Errorf("the same fact in /w/b: %+v, want it stored (the one of /w/a is another workspace's)", d)
+	}
+	if d := inWorkspace("s6", "/w/a"); d != (Decisions{Skip: 1}) {
+		t.Errorf("the same fact in /w/a again: %+v, want it skipped", d)
+	}
+	if hs.singles.Load() != 0 || hs.finds.Load() != 0 {
+		t.Errorf("%d single lookups and %d reads by hash, want none", hs.singles.Load(), hs.finds.Load())
 	}
 }
 

@@ -47,9 +47,9 @@ func (r *Runner) dedup(ctx context.Context, scope imprint.Scope, mems []imprint.
 // store, which the pre-check counts as stored live.
 //
 // live, when not nil, holds every hash of mems that a live memory of the
-// scope had when it was made (liveHashes); a hash not in it is no
-// duplicate of a stored memory, and the store is not asked.
-func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned, live map[string]bool) dedupOutcome {
+// scope had when it was made, with those memories' workspaces
+// (liveHashes): the store is not asked.
+func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned map[string]bool, live map[string][]string) dedupOutcome {
 	out := dedupOutcome{decisions: make([]decision, len(mems)), candidates: map[string]imprint.Memory{}, tier: tierNone}
 	for i := range out.decisions {
 		out.decisions[i].action = ActionStore
@@ -68,7 +68,10 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 			continue
 		}
 		seen[h] = true
-		if live != nil && !live[h] {
+		if live != nil {
+			if sameWorkspace(live[h], m.Workspace) {
+				out.decisions[i].action = ActionSkip
+			}
 			continue
 		}
 		stored, err := r.hasLiveHash(ctx, scope, m.Workspace, h)
@@ -111,8 +114,9 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 
 // liveHashes returns, when the store lists live hashes in one query
 // (imprint.LiveHashLister), those of the memories of ws that a live memory
-// of the scope has; nil when it cannot (dedupOver then asks hash by hash).
-func (r *Runner) liveHashes(ctx context.Context, scope imprint.Scope, ws []*plannedWindow, failed map[string]bool) map[string]bool {
+// of the scope has, each with the workspaces of those memories; nil when
+// it cannot (dedupOver then asks hash by hash).
+func (r *Runner) liveHashes(ctx context.Context, scope imprint.Scope, ws []*plannedWindow, failed map[string]bool) map[string][]string {
 	hl, ok := imprint.AsLiveHashLister(r.d.Store)
 	if !ok || !r.cfg.EnableDedup {
 		return nil
@@ -133,13 +137,9 @@ func (r *Runner) liveHashes(ctx context.Context, scope imprint.Scope, ws []*plan
 	if len(hashes) == 0 {
 		return nil
 	}
-	got, err := hl.LiveMemoryHashes(ctx, scope, hashes)
-	if err != nil {
+	live, err := hl.LiveMemoryHashes(ctx, scope, hashes)
+	if err != nil || live == nil {
 		return nil // asked hash by hash, which reports the failure
-	}
-	live := make(map[string]bool, len(got))
-	for _, h := range got {
-		live[h] = true
 	}
 	return live
 }
@@ -155,12 +155,17 @@ func (r *Runner) hasLiveHash(ctx context.Context, scope imprint.Scope, ws, h str
 	if err != nil {
 		return false, err
 	}
-	for _, m := range same {
-		if m.Workspace == ws || m.Workspace == "" {
-			return true, nil
-		}
+	wss := make([]string, len(same))
+	for i, m := range same {
+		wss[i] = m.Workspace
 	}
-	return false, nil
+	return sameWorkspace(wss, ws), nil
+}
+
+// sameWorkspace reports whether a memory of one of the workspaces stored
+// is a duplicate of a memory of workspace ws: it is of ws, or of none.
+func sameWorkspace(stored []string, ws string) bool {
+	return contains(stored, ws) || contains(stored, "")
 }
 
 func contains(list []string, s string) bool {

@@ -435,27 +435,28 @@ var _ imprint.LiveHashLister = (*DB)(nil)
 func (db *DB) SupportsLiveHashes() bool { return true }
 
 // LiveMemoryHashes implements imprint.LiveHashLister: HasLiveMemoryHash
-// of every hash in one statement.
-func (db *DB) LiveMemoryHashes(ctx context.Context, scope imprint.Scope, hashes []string) ([]string, error) {
+// of every hash, with the workspaces of the memories that have it, in one
+// statement.
+func (db *DB) LiveMemoryHashes(ctx context.Context, scope imprint.Scope, hashes []string) (map[string][]string, error) {
 	if err := validScope(scope); err != nil {
 		return nil, err
 	}
-	out := []string{}
+	out := map[string][]string{}
 	if len(hashes) == 0 {
 		return out, nil
 	}
-	rows, err := db.pool.Query(ctx, `SELECT DISTINCT content_hash FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT content_hash, workspace FROM memories WHERE tenant = $1 AND user_id = $2 AND agent = $3
 		AND content_hash = ANY($4) AND superseded_by IS NULL AND forgotten_at IS NULL`, scope.Tenant, scope.User, scope.Agent, hashes)
 	if err != nil {
 		return nil, dbErr("live memory hashes", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
+		var h, ws string
+		if err := rows.Scan(&h, &ws); err != nil {
 			return nil, dbErr("live memory hashes", err)
 		}
-		out = append(out, h)
+		out[h] = append(out[h], ws)
 	}
 	return out, dbErr("live memory hashes", rows.Err())
 }

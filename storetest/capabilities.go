@@ -219,10 +219,12 @@ func testLiveMemoryHashes(t *testing.T, s imprint.Store) {
 	ctx := ctxFor(t)
 	hl, _ := imprint.AsLiveHashLister(s)
 	a1, a2, a3, a4 := memory("a1", "one", 0), memory("a2", "two", 1), memory("a3", "three", 2), memory("a4", "one again", 3)
-	a4.ContentHash = a1.ContentHash
+	a4.ContentHash, a4.Workspace = a1.ContentHash, "proj-x"
+	a5 := memory("a5", "one more", 4)
+	a5.ContentHash, a5.Workspace = a1.ContentHash, "proj-x"
 	b1 := memory("b1", "other scope", 0)
 	b1.Scope, b1.ContentHash = scopeB, "hash-b-only"
-	putAll(t, s, a1, a2, a3, b1)
+	putAll(t, s, a1, a2, a3, a5, b1)
 	// a2 superseded by a4 (a1's hash), a3 forgotten: neither is live.
 	must(t, s.PutMemory(ctx, a4, []string{"a2"}))
 	gone := at(4)
@@ -230,15 +232,30 @@ func testLiveMemoryHashes(t *testing.T, s imprint.Store) {
 	must(t, s.PutMemory(ctx, a3, nil))
 	got, err := hl.LiveMemoryHashes(ctx, scopeA, []string{a1.ContentHash, a2.ContentHash, a3.ContentHash, "hash-b-only", "hash-none"})
 	must(t, err)
-	slices.Sort(got)
-	if d := diff([]string{a1.ContentHash}, got); d != "" {
-		t.Errorf("live hashes of scope A (-want +got):\n%s", d)
+	for _, wss := range got {
+		slices.Sort(wss)
+	}
+	// a1 has no workspace, a4 and a5 share proj-x: each workspace once.
+	if d := diff(map[string][]string{a1.ContentHash: {"", "proj-x"}}, got); d != "" {
+		t.Errorf("live hashes of scope A and their workspaces (-want +got):\n%s", d)
 	}
 	for _, h := range []string{a1.ContentHash, a2.ContentHash, a3.ContentHash, "hash-b-only"} {
 		one, err := s.HasLiveMemoryHash(ctx, scopeA, h)
 		must(t, err)
-		if one != slices.Contains(got, h) {
+		if _, listed := got[h]; one != listed {
 			t.Errorf("HasLiveMemoryHash(%s) = %v, LiveMemoryHashes disagrees", h, one)
+		}
+		same, err := s.FindMemoryByHash(ctx, scopeA, h)
+		must(t, err)
+		var wss []string
+		for _, m := range same {
+			if !slices.Contains(wss, m.Workspace) {
+				wss = append(wss, m.Workspace)
+			}
+		}
+		slices.Sort(wss)
+		if d := diff(wss, got[h]); d != "" {
+			t.Errorf("workspaces of hash %s: FindMemoryByHash and LiveMemoryHashes disagree (-find +list):\n%s", h, d)
 		}
 	}
 	if got, err := hl.LiveMemoryHashes(ctx, scopeA, nil); err != nil || len(got) != 0 {

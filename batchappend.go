@@ -33,3 +33,23 @@ type BatchAppender interface {
 	// before anything is written; any error stores nothing.
 	AppendMessageBatches(ctx context.Context, batches []MessageBatch) ([]AppendResult, error)
 }
+
+// ConcurrentWriter is an optional capability of a Store (see
+// capability.go) whose write transactions of different sessions run at
+// the same time, each on a connection of its own to a server that spreads
+// them over its cores, instead of one after another (SQLite's one
+// writer). A recorder with a large group of sessions to store splits it
+// into a few AppendMessageBatches calls made at once, and makes one call
+// when the store lacks it.
+type ConcurrentWriter interface {
+	// SupportsConcurrentWrites reports whether write transactions of
+	// different sessions run at once on this store.
+	SupportsConcurrentWrites() bool
+}
+
+// AsConcurrentWriter returns s as a ConcurrentWriter when it implements
+// one and supports it.
+func AsConcurrentWriter(s any) (ConcurrentWriter, bool) {
+	w, ok := s.(ConcurrentWriter)
+	return w, ok && w.SupportsConcurrentWrites()
+}

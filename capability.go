@@ -17,6 +17,7 @@ import "context"
 // a capability off by answering false.
 //
 // The optional capabilities are BatchAppender (record: group commit),
+// ConcurrentWriter (record: a large group in a few transactions at once),
 // CaptureSaver (capture: many captures in one transaction), MemoryBatchWriter
 // (extract: a window's memories in one transaction), LiveHashLister
 // (extract: the exact-text pre-check of many memories in one query),

@@ -471,6 +471,12 @@ func sendBatch(ctx context.Context, tx pgx.Tx, q *pgx.Batch, read func(pgx.Batch
 // SupportsBatchAppend implements imprint.BatchAppender: always true.
 func (db *DB) SupportsBatchAppend() bool { return true }
 
+var _ imprint.ConcurrentWriter = (*DB)(nil)
+
+// SupportsConcurrentWrites implements imprint.ConcurrentWriter: true
+// unless the pool has one connection (PGlite's socket serves one).
+func (db *DB) SupportsConcurrentWrites() bool { return db.pool.Config().MaxConns > 1 }
+
 // AppendMessageBatches records the batches, in order, in one transaction;
 // each batch's result is what AppendMessages would have returned had the
 // batches been appended one after another. ErrInvalid, before anything is

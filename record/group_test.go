@@ -87,15 +87,11 @@ func TestRecordGroupLikeSequential(t *testing.T) {
 	cfg := Config{EveryNRounds: 3}
 
 	// One after another.
-	seq := newFixture(t, Deps{Embedder: embedding.NewHash()}, cfg)
-	var want []Result
-	for _, c := range calls {
-		res, err := seq.rec.Record(context.Background(), scope, c.session, c.msgs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, res)
+	sessions := make([]Session, len(calls))
+	for i, c := range calls {
+		sessions[i] = Session{SessionID: c.session, Messages: c.msgs}
 	}
+	_, want := recordOneByOne(t, cfg, sessions)
 
 	f := newFixture(t, Deps{}, cfg)
 	gs := newGateStore(f.db)

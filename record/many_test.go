@@ -30,15 +30,7 @@ func TestRecordManyLikeRecordOneByOne(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := Config{EveryNRounds: 2}
-	seq := newFixture(t, Deps{Embedder: embedding.NewHash()}, cfg)
-	var want []Result
-	for _, c := range manyCalls {
-		res, err := seq.rec.Record(ctx, scope, c.SessionID, c.Messages)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, res)
-	}
+	seq, want := recordOneByOne(t, cfg, manyCalls)
 
 	f := newFixture(t, Deps{}, cfg)
 	gs := newGateStore(f.db)
@@ -54,7 +46,31 @@ func TestRecordManyLikeRecordOneByOne(t *testing.T) {
 	if diff := cmp.Diff([]int{len(manyCalls)}, gs.sizes); diff != "" {
 		t.Errorf("batches per store transaction (-want +got):\n%s", diff)
 	}
-	for _, s := range []string{"s1", "s2", "s3"} {
+	sameStored(t, seq, f, "s1", "s2", "s3")
+}
+
+// recordOneByOne records sessions with Record, one call each in order, into
+// a fixture of its own, and returns it and the results.
+func recordOneByOne(t *testing.T, cfg Config, sessions []Session) (fixture, []Result) {
+	t.Helper()
+	seq := newFixture(t, Deps{Embedder: embedding.NewHash()}, cfg)
+	var want []Result
+	for _, c := range sessions {
+		res, err := seq.rec.Record(context.Background(), scope, c.SessionID, c.Messages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, res)
+	}
+	return seq, want
+}
+
+// sameStored checks that f stored the messages of the sessions and the
+// shard lines that seq (recordOneByOne) did.
+func sameStored(t *testing.T, seq, f fixture, sessions ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, s := range sessions {
 		a, err := seq.db.PendingMessages(ctx, scope, s, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -71,11 +87,11 @@ func TestRecordManyLikeRecordOneByOne(t *testing.T) {
 			return out
 		}
 		if diff := cmp.Diff(view(a), view(b)); diff != "" {
-			t.Errorf("session %s messages (-one by one +many):\n%s", s, diff)
+			t.Errorf("session %s messages (-one by one +together):\n%s", s, diff)
 		}
 	}
 	if diff := cmp.Diff(seq.shardLines(t), f.shardLines(t)); diff != "" {
-		t.Errorf("shard lines (-one by one +many):\n%s", diff)
+		t.Errorf("shard lines (-one by one +together):\n%s", diff)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	imprint "github.com/imprint-dev/imprint"
@@ -330,7 +331,16 @@ func (r *Recorder) commit(group []*call) {
 	}
 	ba, batched := imprint.AsBatchAppender(r.d.Store)
 	if batched {
-		r.appendBatches(ba, live)
+		lanes := [][]*call{live}
+		if _, ok := imprint.AsConcurrentWriter(r.d.Store); ok {
+			lanes = splitLanes(live, appendLanes, minLaneMessages)
+		}
+		var wg sync.WaitGroup
+		for _, l := range lanes[1:] {
+			wg.Go(func() { r.appendBatches(ba, l) })
+		}
+		r.appendBatches(ba, lanes[0])
+		wg.Wait()
 	} else {
 		for _, c := range live {
 			c.ar, c.err = r.d.Store.AppendMessages(c.ctx, c.scope, c.sessionID, c.keep)
@@ -382,6 +392,57 @@ func (r *Recorder) markBetweenPeople(c *call) error {
 		return nil
 	}
 	return r.d.Store.MarkBetweenPeople(c.ctx, c.scope, c.sessionID)
+}
+
+// appendLanes is the most AppendMessageBatches calls a group is stored
+// with at once on a store whose writes run concurrently, and
+// minLaneMessages the fewest messages a lane of a split group has: the
+// sessions of an import chunk (hundreds of messages) go to two
+// transactions, whose rows the server inserts on two cores while the
+// recorder encodes them; a smaller group is one transaction.
+const (
+	appendLanes     = 2
+	minLaneMessages = 128
+)
+
+// splitLanes splits the calls into up to n lanes of at least least messages
+// each, every session's calls in one lane and in their order, giving each
+// session in turn to the lane with the fewest messages so far; one lane
+// when they are too few.
+func splitLanes(calls []*call, n, least int) [][]*call {
+	total := 0
+	for _, c := range calls {
+		total += len(c.keep)
+	}
+	n = max(1, min(n, total/max(least, 1)))
+	if n == 1 || len(calls) < 2 {
+		return [][]*call{calls}
+	}
+	lanes := make([][]*call, n)
+	sizes := make([]int, n)
+	of := map[string]int{} // session key: its lane
+	for _, c := range calls {
+		k := c.scope.Tenant + "\x00" + c.scope.User + "\x00" + c.scope.Agent + "\x00" + c.sessionID
+		l, seen := of[k]
+		if !seen {
+			l = 0
+			for i := range sizes {
+				if sizes[i] < sizes[l] {
+					l = i
+				}
+			}
+			of[k] = l
+		}
+		lanes[l] = append(lanes[l], c)
+		sizes[l] += len(c.keep)
+	}
+	out := lanes[:0]
+	for _, l := range lanes {
+		if len(l) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // appendBatches stores the calls in one AppendMessageBatches transaction.

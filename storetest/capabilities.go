@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +26,11 @@ var optionalTests = []struct {
 	fn        func(t *testing.T, s imprint.Store)
 }{
 	{"BatchAppend", func(s imprint.Store) bool { _, ok := imprint.AsBatchAppender(s); return ok }, testBatchAppend},
+	{"ConcurrentBatchAppends", func(s imprint.Store) bool {
+		_, ok := imprint.AsConcurrentWriter(s)
+		_, batched := imprint.AsBatchAppender(s)
+		return ok && batched
+	}, testConcurrentBatchAppends},
 	{"SaveCaptures", func(s imprint.Store) bool { _, ok := imprint.AsCaptureSaver(s); return ok }, testSaveCaptures},
 	{"PutMemories", func(s imprint.Store) bool { _, ok := imprint.AsMemoryBatchWriter(s); return ok }, testPutMemories},
 	{"LiveMemoryHashes", func(s imprint.Store) bool { _, ok := imprint.AsLiveHashLister(s); return ok }, testLiveMemoryHashes},
@@ -51,6 +57,72 @@ func runOptional(t *testing.T, open func(t *testing.T) imprint.Store) {
 			}
 			tc.fn(t, s)
 		})
+	}
+}
+
+// testConcurrentBatchAppends appends batches of distinct sessions, new ones and
+// ones recorded before, from several goroutines at once, as a recorder's
+// lanes do: every call succeeds (no deadlock, no serialization failure),
+// each message is stored once, in its session's order.
+func testConcurrentBatchAppends(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	ba, _ := imprint.AsBatchAppender(s)
+	const lanes, rounds, per = 4, 3, 20
+	session := func(lane, k int) string { return fmt.Sprintf("lane%d-s%d", lane, k) }
+	// Each lane's second session has a message stored already.
+	for l := range lanes {
+		appendMsgs(t, s, scopeA, session(l, 1), msg("m0", imprint.RoleUser, "before", 0))
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, lanes)
+	for l := range lanes {
+		wg.Go(func() {
+			for r := range rounds {
+				var batches []imprint.MessageBatch
+				for k := range 2 {
+					var ms []imprint.Message
+					for i := range per {
+						n := r*per + i + 1
+						ms = append(ms, msg(fmt.Sprintf("m%d", n), imprint.RoleUser, fmt.Sprintf("lane %d session %d message %d", l, k, n), n))
+					}
+					batches = append(batches, imprint.MessageBatch{Scope: scopeA, SessionID: session(l, k), Messages: ms})
+				}
+				res, err := ba.AppendMessageBatches(ctx, batches)
+				if err == nil && (len(res) != 2 || len(res[0].Inserted) != per || len(res[1].Inserted) != per) {
+					err = fmt.Errorf("round %d: results %+v, want %d inserted in each of 2", r, res, per)
+				}
+				if err != nil {
+					errs[l] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for l, err := range errs {
+		if err != nil {
+			t.Errorf("lane %d: %v", l, err)
+		}
+	}
+	for l := range lanes {
+		for k := range 2 {
+			got, err := s.PendingMessages(ctx, scopeA, session(l, k), 0)
+			must(t, err)
+			var ids []string
+			for _, m := range got {
+				ids = append(ids, m.ID)
+			}
+			var want []string
+			if k == 1 {
+				want = append(want, "m0")
+			}
+			for n := 1; n <= rounds*per; n++ {
+				want = append(want, fmt.Sprintf("m%d", n))
+			}
+			if d := diff(want, ids); d != "" {
+				t.Errorf("messages of %s (-want +got):\n%s", session(l, k), d)
+			}
+		}
 	}
 }
 

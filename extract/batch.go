@@ -144,17 +144,8 @@ func (r *Runner) extractHeuristicSessions(ctx context.Context, scope imprint.Sco
 					return
 				}
 			}
-			for i, sid := range group {
-				var read *imprint.SessionPending
-				if pre != nil {
-					read = &pre[i]
-				}
-				err := r.planSessionChunks(ctx, scope, sid, read, planChunk, func(ws []*plannedWindow, more bool) bool {
-					return send(plannedSession{sid: sid, windows: ws, more: more})
-				})
-				if err != nil && !send(plannedSession{sid: sid, err: err}) {
-					return
-				}
+			if !r.planGroup(ctx, scope, group, pre, send) {
+				return
 			}
 		}
 	}()
@@ -249,6 +240,71 @@ func (r *Runner) planSession(ctx context.Context, scope imprint.Scope, sid strin
 // are handed on, so that the writes of a long session start while its
 // later windows are still being extracted.
 const planChunk = 8
+
+// planWorkers is how many sessions of a group the planner plans at once:
+// a session's windows are planned in order (each starts from the scene
+// the one before it ended in), different sessions' on different cores.
+const planWorkers = 2
+
+// planGroup plans the sessions of group (pre their reads when not nil),
+// planWorkers at a time, and sends each session's chunks, in the group's
+// order, once it is planned; a session whose planning fails sends its
+// error. It reports false when a send did not go through (ctx is done),
+// and returns once no planning of the group runs.
+func (r *Runner) planGroup(ctx context.Context, scope imprint.Scope, group []string, pre []imprint.SessionPending, send func(plannedSession) bool) bool {
+	type planned struct {
+		out  []plannedSession
+		done chan struct{}
+	}
+	ps := make([]planned, len(group))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	start := func(i int) {
+		ps[i].done = make(chan struct{})
+		wg.Go(func() {
+			defer close(ps[i].done)
+			var read *imprint.SessionPending
+			if pre != nil {
+				read = &pre[i]
+			}
+			sid := group[i]
+			err := r.planSessionChunks(ctx, scope, sid, read, planChunk, func(ws []*plannedWindow, more bool) bool {
+				ps[i].out = append(ps[i].out, plannedSession{sid: sid, windows: ws, more: more})
+				return ctx.Err() == nil
+			})
+			if err != nil {
+				ps[i].out = append(ps[i].out, plannedSession{sid: sid, err: err})
+			}
+		})
+	}
+	// At most planWorkers sessions are planned and not yet sent.
+	next := min(planWorkers, len(group))
+	for i := range next {
+		start(i)
+	}
+	for i := range group {
+		<-ps[i].done
+		for _, p := range ps[i].out {
+			// A window's memories are written at the time it is handed
+			// on, as when the sessions are planned one after another:
+			// in the sessions' order.
+			for _, pw := range p.windows {
+				if pw.b != nil {
+					pw.b.now = imprint.At(r.now())
+				}
+			}
+			if !send(p) {
+				return false
+			}
+		}
+		ps[i].out = nil
+		if next < len(group) {
+			start(next)
+			next++
+		}
+	}
+	return true
+}
 
 // planSessionChunks is planSession handing the windows on to emit as they
 // are extracted, chunk at a time (all at once when chunk is 0); more is

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -567,4 +568,58 @@ func ids(ms []imprint.Message) []string {
 		out = append(out, m.ID)
 	}
 	return out
+}
+
+// overlapEmbedder is an embedder that holds each call until a second one
+// is in flight, or a second has passed, and notes whether two overlapped.
+type overlapEmbedder struct {
+	imprint.Embedder
+	mu       sync.Mutex
+	inFlight int
+	overlap  bool
+}
+
+func (o *overlapEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	o.mu.Lock()
+	o.inFlight++
+	o.overlap = o.overlap || o.inFlight > 1
+	o.mu.Unlock()
+	defer func() {
+		o.mu.Lock()
+		o.inFlight--
+		o.mu.Unlock()
+	}()
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		o.mu.Lock()
+		done := o.overlap
+		o.mu.Unlock()
+		if done {
+			break
+		}
+	}
+	return o.Embedder.Embed(ctx, texts)
+}
+
+// The planner extracts different sessions at once (planWorkers), each
+// session's windows in order, and the batch stores what it stores when
+// the sessions are planned one after another.
+func TestPlannerExtractsSessionsAtOnce(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	e := newTestEnv(t, cfg, withoutLLM(), withEmbedder())
+	emb := &overlapEmbedder{Embedder: e.deps.Embedder}
+	e.deps.Embedder = emb
+	e.runner = NewRunner(e.deps, e.cfg)
+	e.record("s1", e.baseDay, "My name is Alice.", "I work as a nurse in Lisbon.")
+	e.record("s2", e.baseDay.Add(time.Hour), "I have two kids.", "I work as a pilot in Porto.")
+	var stored int
+	if err := e.runner.ExtractSessions(e.ctx, e.scope, []string{"s1", "s2"}, func(r Result) { stored += r.Decisions.Store }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !emb.overlap {
+		t.Error("the two sessions' windows were extracted one after the other")
+	}
+	if got := e.liveContents(); stored < 3 || len(got) != stored {
+		t.Errorf("%d stored, live memories %q", stored, got)
+	}
 }

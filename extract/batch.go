@@ -247,44 +247,49 @@ const planChunk = 8
 const planWorkers = 2
 
 // planGroup plans the sessions of group (pre their reads when not nil),
-// planWorkers at a time, and sends each session's chunks, in the group's
-// order, once it is planned; a session whose planning fails sends its
-// error. It reports false when a send did not go through (ctx is done),
-// and returns once no planning of the group runs.
+// planWorkers at a time, and sends the chunks of each session in the
+// group's order: those of the first session not yet sent as they are
+// planned, those of the sessions after it once it is sent. A session whose
+// planning fails sends its error. It reports false when a send did not go
+// through (ctx is done), and returns once no planning of the group runs.
 func (r *Runner) planGroup(ctx context.Context, scope imprint.Scope, group []string, pre []imprint.SessionPending, send func(plannedSession) bool) bool {
-	type planned struct {
-		out  []plannedSession
-		done chan struct{}
-	}
-	ps := make([]planned, len(group))
+	chunks := make([]chan plannedSession, len(group))
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	start := func(i int) {
-		ps[i].done = make(chan struct{})
+		// Room for a page's chunks: a session ahead of the one being
+		// sent rarely waits.
+		chunks[i] = make(chan plannedSession, batchPage/planChunk+2)
 		wg.Go(func() {
-			defer close(ps[i].done)
+			defer close(chunks[i])
+			put := func(ps plannedSession) bool {
+				select {
+				case chunks[i] <- ps:
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
 			var read *imprint.SessionPending
 			if pre != nil {
 				read = &pre[i]
 			}
 			sid := group[i]
 			err := r.planSessionChunks(ctx, scope, sid, read, planChunk, func(ws []*plannedWindow, more bool) bool {
-				ps[i].out = append(ps[i].out, plannedSession{sid: sid, windows: ws, more: more})
-				return ctx.Err() == nil
+				return put(plannedSession{sid: sid, windows: ws, more: more})
 			})
 			if err != nil {
-				ps[i].out = append(ps[i].out, plannedSession{sid: sid, err: err})
+				put(plannedSession{sid: sid, err: err})
 			}
 		})
 	}
-	// At most planWorkers sessions are planned and not yet sent.
+	// At most planWorkers sessions are being planned or sent.
 	next := min(planWorkers, len(group))
 	for i := range next {
 		start(i)
 	}
 	for i := range group {
-		<-ps[i].done
-		for _, p := range ps[i].out {
+		for p := range chunks[i] {
 			// A window's memories are written at the time it is handed
 			// on, as when the sessions are planned one after another:
 			// in the sessions' order.
@@ -297,7 +302,6 @@ func (r *Runner) planGroup(ctx context.Context, scope imprint.Scope, group []str
 				return false
 			}
 		}
-		ps[i].out = nil
 		if next < len(group) {
 			start(next)
 			next++

@@ -56,18 +56,24 @@ func BenchmarkImportTestdata(b *testing.B) {
 		// steady state of a database imported into more than once,
 		// without the fixed cost of creating the schema.
 		b.Run("postgres-"+c.name+"-migrated", func(b *testing.B) {
-			benchImport(b, c.flags, src, func() string {
-				u := pgtest.Schema(b)
-				db, err := postgres.Open(context.Background(), u)
-				if err != nil {
-					b.Fatalf("migrate the schema: %v", err)
-				}
-				if err := db.Close(); err != nil {
-					b.Fatal(err)
-				}
-				return u
-			})
+			benchImport(b, c.flags, src, migratedSchema(b))
 		})
+	}
+}
+
+// migratedSchema returns a function that makes a fresh schema of the test
+// database, migrated by postgres.Open, and returns its URL.
+func migratedSchema(b *testing.B) func() string {
+	return func() string {
+		u := pgtest.Schema(b)
+		db, err := postgres.Open(context.Background(), u)
+		if err != nil {
+			b.Fatalf("migrate the schema: %v", err)
+		}
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return u
 	}
 }
 

@@ -25,6 +25,8 @@ func BenchmarkImportTestdataTimes10(b *testing.B) {
 	if os.Getenv(pgtest.EnvURL) == "" {
 		return
 	}
+	// The first import into a database: creating its schema included.
+	b.Run("postgres-full", func(b *testing.B) { benchImport(b, nil, src, func() string { return pgtest.Schema(b) }) })
 	b.Run("postgres-full-migrated", func(b *testing.B) { benchImport(b, nil, src, migratedSchema(b)) })
 }
 

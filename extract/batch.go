@@ -597,7 +597,9 @@ func togetherRun(ws []*plannedWindow, failed map[string]bool) []*plannedWindow {
 // starting from their results as extracted, and returns their lines. The
 // windows of sessions in failed keep the steps they have.
 func (r *Runner) planWindows(ctx context.Context, scope imprint.Scope, ws []*plannedWindow, failed map[string]bool) []any {
-	planned := map[string]bool{}
+	// planned holds the content hashes the windows before store, with
+	// their memories' workspaces.
+	planned := map[string][]string{}
 	// The store is only read while planning: which hashes are live is
 	// asked once for every window.
 	live := r.liveHashes(ctx, scope, ws, failed)
@@ -620,7 +622,7 @@ func (r *Runner) planWindows(ctx context.Context, scope imprint.Scope, ws []*pla
 		}
 		pw.steps = steps
 		for _, s := range steps {
-			planned[s.m.ContentHash] = true
+			planned[s.m.ContentHash] = append(planned[s.m.ContentHash], s.m.Workspace)
 			lines = append(lines, s.lines...)
 		}
 	}

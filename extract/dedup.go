@@ -44,12 +44,13 @@ func (r *Runner) dedup(ctx context.Context, scope imprint.Scope, mems []imprint.
 
 // dedupOver is dedup for a window planned after others whose memories are
 // not in the store yet: planned holds the content hashes those windows
-// store, which the pre-check counts as stored live.
+// store, with their memories' workspaces, which the pre-check counts as
+// stored live.
 //
 // live, when not nil, holds every hash of mems that a live memory of the
 // scope had when it was made, with those memories' workspaces
 // (liveHashes): the store is not asked.
-func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned map[string]bool, live map[string][]string) dedupOutcome {
+func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []imprint.Memory, planned, live map[string][]string) dedupOutcome {
 	out := dedupOutcome{decisions: make([]decision, len(mems)), candidates: map[string]imprint.Memory{}, tier: tierNone}
 	for i := range out.decisions {
 		out.decisions[i].action = ActionStore
@@ -60,14 +61,17 @@ func (r *Runner) dedupOver(ctx context.Context, scope imprint.Scope, mems []impr
 
 	// Deterministic pre-check: the same normalized text is already stored
 	// live in the scope, or earlier in this batch.
-	seen := map[string]bool{}
+	// seen holds the hashes of the memories before in mems, with their
+	// workspaces: a duplicate is decided within a workspace (and against
+	// workspace-less memories), as the store decides it.
+	seen := map[string][]string{}
 	for i, m := range mems {
 		h := m.ContentHash
-		if seen[h] || planned[h] {
+		if sameWorkspace(seen[h], m.Workspace) || sameWorkspace(planned[h], m.Workspace) {
 			out.decisions[i].action = ActionSkip
 			continue
 		}
-		seen[h] = true
+		seen[h] = append(seen[h], m.Workspace)
 		if live != nil {
 			if sameWorkspace(live[h], m.Workspace) {
 				out.decisions[i].action = ActionSkip

@@ -157,8 +157,15 @@ func appendTSVectorBinary(b []byte, es []tsvEntry) []byte {
 // sortLexPos sorts ents by lexeme, then position.
 func sortLexPos(ents []lexPos) {
 	slices.SortFunc(ents, func(x, y lexPos) int {
-		// Lexemes are interned, but a chunk cached before the cache was
-		// emptied may hold a copy of one.
+		// Most lexemes differ in their first eight bytes: their keys
+		// decide. Lexemes are interned, but a chunk cached before the
+		// cache was emptied may hold a copy of one.
+		if x.key != y.key {
+			if x.key < y.key {
+				return -1
+			}
+			return 1
+		}
 		if x.lex != y.lex {
 			if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
 				return c

@@ -23,11 +23,35 @@ import (
 // ('text', with \ and ' escaped), made once.
 type lexeme struct {
 	text, lit string
+	// key is lexKey(text).
+	key uint64
 }
 
-// lexPos is one position of a lexeme.
+// newLexeme makes the cache's lexeme of text.
+func newLexeme(text string) *lexeme {
+	return &lexeme{text: text, lit: `'` + strings.ReplaceAll(strings.ReplaceAll(text, `\`, `\\`), `'`, `''`) + `'`, key: lexKey(text)}
+}
+
+// lexKey is s's first eight bytes as a big-endian number, zero-padded:
+// of two texts without NUL (a lexeme has none), the one with the smaller
+// key is first in byte order, and equal keys leave the order to the bytes
+// after the eighth.
+func lexKey(s string) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(s) {
+			k |= uint64(s[i])
+		}
+	}
+	return k
+}
+
+// lexPos is one position of a lexeme, with the lexeme's key at hand for
+// sorting.
 type lexPos struct {
 	lex *lexeme
+	key uint64
 	pos int
 }
 
@@ -140,7 +164,7 @@ func (db *DB) tsvectorEntries(ctx context.Context, q querier, texts ...string) (
 		offset := 0
 		for _, cl := range refs[start:end] {
 			for _, e := range cl.ents {
-				all = append(all, lexPos{e.lex, offset + e.pos})
+				all = append(all, lexPos{e.lex, e.key, offset + e.pos})
 			}
 			offset += cl.span
 		}
@@ -185,12 +209,12 @@ func (db *DB) fetchChunks(ctx context.Context, q querier, missing []string, fres
 	for _, r := range got {
 		lx, ok := c.lexemes[r.lex]
 		if !ok {
-			lx = &lexeme{text: r.lex, lit: `'` + strings.ReplaceAll(strings.ReplaceAll(r.lex, `\`, `\\`), `'`, `''`) + `'`}
+			lx = newLexeme(r.lex)
 			c.lexemes[r.lex] = lx
 		}
 		cl := fresh[missing[r.o-1]]
 		for _, p := range r.pos {
-			cl.ents = append(cl.ents, lexPos{lx, int(p)})
+			cl.ents = append(cl.ents, lexPos{lx, lx.key, int(p)})
 			cl.span = max(cl.span, int(p))
 		}
 	}

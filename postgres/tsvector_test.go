@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,6 +92,39 @@ func TestTSVectorsMatchServer(t *testing.T) {
 	checkTSVectors(t, db, texts)
 }
 
+// TestSortLexPos checks the key-first sort against plain byte order on
+// lexemes that share their first eight bytes, are shorter than eight, or
+// are copies of one another (a chunk cached before the cache was emptied).
+func TestSortLexPos(t *testing.T) {
+	t.Parallel()
+	texts := []string{"abcdefgh", "abcdefghi", "abcdefgh\u00e9", "abcdefg", "abcdefgha", "b", "a", "abcdefghij", "abcdefghi\xff", "\xffz"}
+	interned := map[string]*lexeme{}
+	var ents []lexPos
+	for i := 0; i < 200; i++ {
+		// Even entries share the interned lexeme, odd ones have a copy.
+		text := texts[(i*7)%len(texts)]
+		lx := interned[text]
+		if lx == nil || i%2 == 1 {
+			lx = newLexeme(text)
+			interned[text] = lx
+		}
+		ents = append(ents, lexPos{lx, lx.key, (i * 13) % 50})
+	}
+	want := slices.Clone(ents)
+	slices.SortFunc(want, func(x, y lexPos) int {
+		if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.pos, y.pos)
+	})
+	sortLexPos(ents)
+	for i := range ents {
+		if ents[i].lex.text != want[i].lex.text || ents[i].pos != want[i].pos {
+			t.Fatalf("entry %d: %q at %d, want %q at %d", i, ents[i].lex.text, ents[i].pos, want[i].lex.text, want[i].pos)
+		}
+	}
+}
+
 // FuzzTSVectors checks the assembled tsvector of any text against the
 // server's.
 func FuzzTSVectors(f *testing.F) {
@@ -103,4 +138,57 @@ func FuzzTSVectors(f *testing.F) {
 		}
 		checkTSVectors(t, db, []string{s})
 	})
+}
+
+// BenchmarkSortLexPos sorts the words of each line of the shipped LoCoMo
+// conversations, as lexemes with their positions, by sortLexPos (key) and
+// by byte order alone (bytes), the comparison it replaced.
+func BenchmarkSortLexPos(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(testfiles.Dir(), "locomo/locomo-2conv.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	interned := map[string]*lexeme{}
+	var texts [][]lexPos
+	for _, s := range strings.Split(string(data), `","`) {
+		w, _ := keyword.IndexTexts(s)
+		var ents []lexPos
+		for i, f := range strings.Fields(w) {
+			lx := interned[f]
+			if lx == nil {
+				lx = newLexeme(f)
+				interned[f] = lx
+			}
+			ents = append(ents, lexPos{lx, lx.key, i + 1})
+		}
+		texts = append(texts, ents)
+	}
+	bytesOrder := func(ents []lexPos) {
+		slices.SortFunc(ents, func(x, y lexPos) int {
+			if x.lex != y.lex {
+				if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {
+					return c
+				}
+			}
+			return cmp.Compare(x.pos, y.pos)
+		})
+	}
+	for _, c := range []struct {
+		name string
+		sort func([]lexPos)
+	}{{"key", sortLexPos}, {"bytes", bytesOrder}} {
+		b.Run(c.name, func(b *testing.B) {
+			work := make([][]lexPos, len(texts))
+			for b.Loop() {
+				b.StopTimer()
+				for i, t := range texts {
+					work[i] = append(work[i][:0], t...)
+				}
+				b.StartTimer()
+				for _, w := range work {
+					c.sort(w)
+				}
+			}
+		})
+	}
 }

@@ -26,7 +26,7 @@ func BenchmarkImportTestdataTimes10(b *testing.B) {
 		return
 	}
 	// The first import into a database: creating its schema included.
-	b.Run("postgres-full", func(b *testing.B) { benchImport(b, nil, src, func() string { return pgtest.Schema(b) }) })
+	b.Run("postgres-full", func(b *testing.B) { benchImport(b, nil, src, func() string { return pgtest.KeptSchema(b) }) })
 	b.Run("postgres-full-migrated", func(b *testing.B) { benchImport(b, nil, src, migratedSchema(b)) })
 }
 

@@ -91,13 +91,6 @@ type Importer struct {
 	Scope imprint.Scope
 	// Recorder records the L0 messages; nil with DryRun.
 	Recorder *record.Recorder
-	// Prepare, when set (and not DryRun), prepares the messages of each
-	// source as it is read (record.Recorder.Prepare: sanitized, redacted,
-	// identified and embedded), for Recorder to commit: what needs no
-	// store is done while the store opens (StartReading runs before it
-	// is open) and while earlier sources are written. It may be a
-	// Recorder without a store, of Recorder's configuration.
-	Prepare *record.Recorder
 	// Capture captures episodes into traces; nil does not capture.
 	Capture *capture.Runner
 	// Extract extracts the imported sessions; nil (or DryRun) leaves
@@ -153,53 +146,9 @@ type Reading struct {
 func (im *Importer) StartReading(ctx context.Context, sources []Source) *Reading {
 	r := &Reading{groups: im.byAgent(sources), n: len(sources)}
 	for _, g := range r.groups {
-		var prepare prepareFunc
-		if im.Prepare != nil && !im.DryRun {
-			scope := im.Scope
-			scope.Agent = g.agent
-			prepare = func(ctx context.Context, i int, trs []importer.Transcript) ([]*record.Prepared, error) {
-				return im.prepareSource(ctx, scope, g.sources[i], trs)
-			}
-		}
-		r.reads = append(r.reads, startReadAhead(ctx, g.sources, im.location(), prepare))
+		r.reads = append(r.reads, startReadAhead(ctx, g.sources, im.location()))
 	}
 	return r
-}
-
-// prepareSource gives the transcripts of src their workspaces and
-// prepares their messages with Prepare, a record batch per chunk of
-// recordChunk transcripts (nil for a chunk without messages), stopping at
-// the first chunk that cannot be prepared.
-func (im *Importer) prepareSource(ctx context.Context, scope imprint.Scope, src Source, trs []importer.Transcript) ([]*record.Prepared, error) {
-	im.setWorkspaces(src, trs)
-	out := make([]*record.Prepared, 0, (len(trs)+recordChunk-1)/recordChunk)
-	for j := 0; j < len(trs); j += recordChunk {
-		batch := recordSessions(trs[j:min(j+recordChunk, len(trs))])
-		if len(batch) == 0 {
-			out = append(out, nil)
-			continue
-		}
-		p, err := im.Prepare.Prepare(ctx, scope, batch)
-		if err != nil {
-			return out, fmt.Errorf("record %s: %w", batch[0].SessionID, err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// setWorkspaces gives each of trs, transcripts of src, its workspace:
-// Workspace when set, else its own, else src's project folder.
-func (im *Importer) setWorkspaces(src Source, trs []importer.Transcript) {
-	project := sourceProject(src)
-	for k := range trs {
-		switch {
-		case im.Workspace != "":
-			trs[k].SetWorkspace(im.Workspace)
-		case trs[k].Workspace == "" && project != "":
-			trs[k].SetWorkspace(project)
-		}
-	}
 }
 
 // Close stops the readers and waits for them.
@@ -579,9 +528,14 @@ func (im *Importer) importSources(ctx context.Context, sources []Source, reads *
 			}
 			return nil, rd.err
 		}
-		if rd.prepared == nil {
-			// (A prepared source's reader did it.)
-			im.setWorkspaces(src, rd.trs)
+		project := sourceProject(src)
+		for k := range rd.trs {
+			switch {
+			case im.Workspace != "":
+				rd.trs[k].SetWorkspace(im.Workspace)
+			case rd.trs[k].Workspace == "" && project != "":
+				rd.trs[k].SetWorkspace(project)
+			}
 		}
 		var last map[string]int // lastBySession(rd.trs), when extracting
 		for j := 0; j < len(rd.trs); j += recordChunk {
@@ -591,16 +545,7 @@ func (im *Importer) importSources(ctx context.Context, sources []Source, reads *
 			// to extraction, which go on while the next ones are recorded.
 			chunk := rd.trs[j:min(j+recordChunk, len(rd.trs))]
 			if im.Recorder != nil && est == nil {
-				var err error
-				switch k := j / recordChunk; {
-				case rd.prepared == nil:
-					err = im.recordChunk(ctx, chunk, nil, sum)
-				case k < len(rd.prepared):
-					err = im.recordChunk(ctx, chunk, rd.prepared[k], sum)
-				default:
-					err = rd.prepErr
-				}
-				if err != nil {
+				if err := im.recordChunk(ctx, chunk, sum); err != nil {
 					return nil, err
 				}
 			}
@@ -645,21 +590,18 @@ func (im *Importer) importSources(ctx context.Context, sources []Source, reads *
 // recordChunk is the most transcripts recorded together.
 const recordChunk = 64
 
-// recordChunk records the messages of trs with one RecordMany call, or,
-// when the reader prepared them (Prepare), commits p (nil: trs have no
-// messages).
-func (im *Importer) recordChunk(ctx context.Context, trs []importer.Transcript, p *record.Prepared, sum *Summary) error {
-	batch := recordSessions(trs)
+// recordChunk records the messages of trs with one RecordMany call.
+func (im *Importer) recordChunk(ctx context.Context, trs []importer.Transcript, sum *Summary) error {
+	batch := make([]record.Session, 0, len(trs))
+	for _, tr := range trs {
+		if len(tr.Messages) > 0 {
+			batch = append(batch, record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople})
+		}
+	}
 	if len(batch) == 0 {
 		return nil
 	}
-	var res []record.Result
-	var err error
-	if p != nil {
-		res, err = im.Recorder.Commit(ctx, p)
-	} else {
-		res, err = im.Recorder.RecordMany(ctx, im.Scope, batch)
-	}
+	res, err := im.Recorder.RecordMany(ctx, im.Scope, batch)
 	if err != nil {
 		return fmt.Errorf("record %s: %w", batch[0].SessionID, err)
 	}
@@ -668,17 +610,6 @@ func (im *Importer) recordChunk(ctx context.Context, trs []importer.Transcript, 
 		sum.MessagesSkipped += len(r.Skipped)
 	}
 	return nil
-}
-
-// recordSessions are the record sessions of those of trs with messages.
-func recordSessions(trs []importer.Transcript) []record.Session {
-	batch := make([]record.Session, 0, len(trs))
-	for _, tr := range trs {
-		if len(tr.Messages) > 0 {
-			batch = append(batch, record.Session{SessionID: tr.SessionID, Messages: tr.Messages, BetweenPeople: tr.BetweenPeople})
-		}
-	}
-	return batch
 }
 
 // lastBySession returns, for each session of trs, the index of its last

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/imprint-dev/imprint/importer"
-	"github.com/imprint-dev/imprint/record"
 )
 
 // sourceRead is one source read into transcripts.
@@ -14,16 +13,7 @@ type sourceRead struct {
 	trs   []importer.Transcript
 	warns []importer.Warning
 	err   error
-	// prepared, when the reads prepare (Importer.Prepare), is the record
-	// batch of each chunk of trs (nil for one without messages), up to
-	// the first that could not be prepared, whose error is prepErr.
-	prepared []*record.Prepared
-	prepErr  error
 }
-
-// prepareFunc prepares the messages of source i, read into trs, a record
-// batch per chunk (Importer.prepareSource).
-type prepareFunc func(ctx context.Context, i int, trs []importer.Transcript) ([]*record.Prepared, error)
 
 // readAheadSources is how many sources are read ahead of the one being
 // imported: enough to keep a reader busy while the writer works, few
@@ -44,9 +34,9 @@ type readAhead struct {
 	wg     sync.WaitGroup
 }
 
-// startReadAhead starts reading sources, each prepared by prepare when it
-// is not nil; the readers stop when ctx ends or close is called.
-func startReadAhead(ctx context.Context, sources []Source, loc *time.Location, prepare prepareFunc) *readAhead {
+// startReadAhead starts reading sources; the readers stop when ctx ends or
+// close is called.
+func startReadAhead(ctx context.Context, sources []Source, loc *time.Location) *readAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &readAhead{reads: make([]chan sourceRead, len(sources)), slots: make(chan struct{}, readAheadSources), cancel: cancel}
 	for i := range r.reads {
@@ -79,12 +69,8 @@ func startReadAhead(ctx context.Context, sources []Source, loc *time.Location, p
 			defer r.wg.Done()
 			for i := range next {
 				trs, ws, err := sources[i].Read(loc)
-				rd := sourceRead{trs: trs, warns: ws, err: err}
-				if err == nil && prepare != nil {
-					rd.prepared, rd.prepErr = prepare(ctx, i, trs)
-				}
 				// Each channel has room for its one read: this never blocks.
-				r.reads[i] <- rd
+				r.reads[i] <- sourceRead{trs: trs, warns: ws, err: err}
 			}
 		}()
 	}

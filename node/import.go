@@ -29,13 +29,7 @@ func (n *Node) Import(ctx context.Context, o ingest.Options, paths []string) (*i
 	}
 	im := &ingest.Importer{Scope: o.Scope, SourceAgents: o.SourceAgents, Workspace: o.Workspace, DryRun: o.DryRun, NoExtract: o.NoExtract, Location: loc,
 		WindowSize: n.Config.Extraction.MaxMessagesPerExtraction, Background: n.Config.Extraction.MaxBackgroundMessages}
-	// The first sources are read, and their messages prepared, while the
-	// store opens.
-	if !o.DryRun {
-		if im.Prepare, err = n.recordPreparer(); err != nil {
-			return nil, err
-		}
-	}
+	// The first sources are read while the store opens.
 	reading := im.StartReading(ctx, sources)
 	defer reading.Close()
 	n.UseClock(ctx)

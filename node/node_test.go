@@ -2,12 +2,8 @@ package node_test
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 
 	"github.com/imprint-dev/imprint"
@@ -72,60 +68,5 @@ func TestNodeImportSearchRebuild(t *testing.T) {
 	}
 	if find(again) == 0 {
 		t.Error("search finds nothing after the rebuild")
-	}
-}
-
-// TestImportUnopenedStoreSpendsNoEmbeddings imports with a remote
-// embedder (an OpenAI-compatible fake) into a PostgreSQL store that cannot
-// be reached (its server never answers): the import fails, and the
-// embedder was never called. The
-// messages of the first sources are prepared while the store opens only
-// with a local embedder.
-func TestImportUnopenedStoreSpendsNoEmbeddings(t *testing.T) {
-	t.Parallel()
-	var calls atomic.Int32
-	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		http.Error(w, "no", http.StatusInternalServerError)
-	}))
-	defer fake.Close()
-	// A server that accepts connections and never answers: the store's
-	// open waits for its connect_timeout, long enough for the sources to
-	// be read.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	addr := l.Addr().String()
-	env := map[string]string{
-		"IMPRINT_STORE":              "postgres://imprint@" + addr + "/imprint?connect_timeout=2",
-		"IMPRINT_EMBEDDING_PROVIDER": "openai",
-		"IMPRINT_EMBEDDING_BASE_URL": fake.URL + "/v1",
-		"IMPRINT_EMBEDDING_API_KEY":  "k",
-		"IMPRINT_EMBEDDING_MODEL":    "m",
-	}
-	cfg, err := config.Load(config.Source{DataDir: t.TempDir(), DataDirSet: true, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := node.New(cfg, nil)
-	defer n.Close()
-	_, err = n.Import(context.Background(), ingest.Options{Format: "auto", TZ: "UTC", Scope: imprint.DefaultScope()},
-		[]string{testfiles.Path(t, "locomo/locomo-2conv.json")})
-	if err == nil {
-		t.Fatal("import into an unreachable store succeeded")
-	}
-	if n := calls.Load(); n != 0 {
-		t.Errorf("the embedder was called %d times by an import whose store never opened", n)
 	}
 }

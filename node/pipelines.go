@@ -7,7 +7,6 @@ import (
 
 	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/capture"
-	"github.com/imprint-dev/imprint/config"
 	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/extract"
 	"github.com/imprint-dev/imprint/record"
@@ -102,23 +101,6 @@ func (n *Node) Recorder(ctx context.Context) (*record.Recorder, error) {
 		return nil, err
 	}
 	return record.NewRecorder(record.Deps{Store: st, Embedder: emb, Redact: redact.String, Conversations: conv, Logger: n.Logger},
-		record.ConfigFrom(n.Config.Extraction)), nil
-}
-
-// recordPreparer returns a recorder without a store, for an import to
-// prepare messages with before its store is open
-// (ingest.Importer.Prepare), or nil when the embedder is not local: a
-// remote embedder is not called before the store opened, so that an
-// import whose store cannot open spends nothing.
-func (n *Node) recordPreparer() (*record.Recorder, error) {
-	if n.Config.Embedding.Provider != config.ProviderHash && n.Config.Embedding.Provider != config.ProviderNone {
-		return nil, nil
-	}
-	emb, err := n.Embedder()
-	if err != nil {
-		return nil, err
-	}
-	return record.NewRecorder(record.Deps{Embedder: emb, Redact: redact.String, Logger: n.Logger},
 		record.ConfigFrom(n.Config.Extraction)), nil
 }
 

@@ -2,7 +2,6 @@ package record
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -134,9 +133,6 @@ func (r *Recorder) Record(ctx context.Context, scope imprint.Scope, sessionID st
 // messages are stored, so no extraction ever reads them unmarked; a
 // failed marking fails the call and stores nothing.
 func (r *Recorder) RecordSession(ctx context.Context, scope imprint.Scope, s Session) (Result, error) {
-	if r.d.Store == nil {
-		return Result{}, errNoStore
-	}
 	res, c, err := r.prepare(ctx, scope, s, imprint.At(r.now()))
 	if err != nil || c == nil {
 		return res, err
@@ -165,75 +161,34 @@ type Session struct {
 // stored when one session is invalid (ErrInvalid naming it, e.g.
 // sessions[2]: messages[0].role ...). A store failure fails the sessions
 // of the failed transaction; the first such error is returned, with the
-// results of all sessions. It is Prepare, then Commit.
+// results of all sessions.
 func (r *Recorder) RecordMany(ctx context.Context, scope imprint.Scope, sessions []Session) ([]Result, error) {
-	if r.d.Store == nil {
-		return nil, errNoStore
-	}
-	p, err := r.Prepare(ctx, scope, sessions)
-	if err != nil {
-		return nil, err
-	}
-	return r.Commit(ctx, p)
-}
-
-// errNoStore is the error of recording with a Recorder made without a
-// store (one that only prepares).
-var errNoStore = errors.New("record: no store configured")
-
-// Prepared is the messages of several sessions made ready to store by
-// Prepare: validated, sanitized, redacted, identified and embedded.
-type Prepared struct {
-	out   []Result
-	calls []*call
-	live  []*call
-}
-
-// Prepare does the part of RecordMany that needs no store, for Commit to
-// store later: an import prepares the messages of its first sources while
-// its store opens (connecting to PostgreSQL and creating its tables). It
-// works on a Recorder made without a store; the Prepared may be committed
-// by another Recorder of the same configuration. ctx is the embedder's.
-// Errors are RecordMany's for an invalid session.
-func (r *Recorder) Prepare(ctx context.Context, scope imprint.Scope, sessions []Session) (*Prepared, error) {
 	now := imprint.At(r.now())
-	p := &Prepared{out: make([]Result, len(sessions)), calls: make([]*call, len(sessions))}
+	out := make([]Result, len(sessions))
+	calls := make([]*call, len(sessions))
+	var live []*call
 	var keep []imprint.Message
 	for i, s := range sessions {
 		res, c, err := r.prepare(ctx, scope, s, now)
 		if err != nil {
 			return nil, fmt.Errorf("sessions[%d]: %w", i, err)
 		}
-		p.out[i], p.calls[i] = res, c
+		out[i], calls[i] = res, c
 		if c != nil {
-			p.live = append(p.live, c)
+			live = append(live, c)
 			keep = append(keep, c.keep...)
 		}
 	}
 	// One embedder call for all, its vectors copied back to each call.
 	r.embed(ctx, keep)
 	k := 0
-	for _, c := range p.live {
+	for _, c := range live {
 		copy(c.keep, keep[k:k+len(c.keep)])
 		k += len(c.keep)
 	}
-	return p, nil
-}
-
-// Commit stores what Prepare made ready, as RecordMany does, with ctx,
-// and returns a Result per session of the Prepare call. A Prepared is
-// committed once.
-func (r *Recorder) Commit(ctx context.Context, p *Prepared) ([]Result, error) {
-	if r.d.Store == nil {
-		return nil, errNoStore
-	}
-	for _, c := range p.live {
-		c.ctx = ctx
-	}
-	r.group.doAll(p.live, r.commit)
-	out := p.out
+	r.group.doAll(live, r.commit)
 	var first error
-	for i, c := range p.calls {
+	for i, c := range calls {
 		if c == nil {
 			continue
 		}
@@ -267,6 +222,10 @@ func (r *Recorder) prepare(ctx context.Context, scope imprint.Scope, s Session, 
 			return res, nil, err
 		}
 	}
+	if r.d.Store == nil {
+		return res, nil, fmt.Errorf("record: no store configured")
+	}
+
 	keep := make([]imprint.Message, 0, len(msgs))
 	seen := make(map[string]bool, len(msgs))
 	ranks := map[string]int{} // identical id-less messages seen so far

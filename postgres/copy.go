@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -160,11 +161,8 @@ func sortLexPos(ents []lexPos) {
 		// Most lexemes differ in their first eight bytes: their keys
 		// decide. Lexemes are interned, but a chunk cached before the
 		// cache was emptied may hold a copy of one.
-		if x.key != y.key {
-			if x.key < y.key {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(x.key, y.key); c != 0 {
+			return c
 		}
 		if x.lex != y.lex {
 			if c := strings.Compare(x.lex.text, y.lex.text); c != 0 {

@@ -1,6 +1,9 @@
 package imprint
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Optional store capabilities.
 //
@@ -126,6 +129,62 @@ type MemoryBatchWriter interface {
 func AsMemoryBatchWriter(s any) (MemoryBatchWriter, bool) {
 	w, ok := s.(MemoryBatchWriter)
 	return w, ok && w.SupportsMemoryBatch()
+}
+
+// CursorMove is one AdvanceCursor of AdvanceCursors: the session's cursor
+// to ToSeq (never backwards), its last scene name and extraction time.
+type CursorMove struct {
+	SessionID string
+	ToSeq     int64
+	LastScene string
+	At        time.Time
+}
+
+// CursorBatchAdvancer is an optional capability of a SessionStore: it
+// moves the cursors of many sessions of a scope in one transaction (one
+// round trip and one commit instead of one each). Extraction's batch
+// planner uses it for the sessions of the windows it wrote together and
+// moves them one by one when the store lacks it or the batch fails.
+type CursorBatchAdvancer interface {
+	// SupportsCursorBatch reports whether AdvanceCursors works on this
+	// store.
+	SupportsCursorBatch() bool
+	// AdvanceCursors does what AdvanceCursor does for each move, in order,
+	// in one transaction: a session moved twice ends with the furthest
+	// cursor and the later move's scene and time. Any error moves
+	// nothing: ErrNotFound naming the first session not in scope,
+	// ErrInvalid for an incomplete scope or a move without a session.
+	AdvanceCursors(ctx context.Context, scope Scope, moves []CursorMove) error
+}
+
+// AsCursorBatchAdvancer returns s as a CursorBatchAdvancer when it
+// implements one and supports it.
+func AsCursorBatchAdvancer(s any) (CursorBatchAdvancer, bool) {
+	a, ok := s.(CursorBatchAdvancer)
+	return a, ok && a.SupportsCursorBatch()
+}
+
+// MergeCursorMoves returns the moves of AdvanceCursors one per session, in
+// the order of each session's first move: the furthest cursor and the last
+// scene and time of its moves, as AdvanceCursor one after another leaves
+// them. ErrInvalid for a move without a session.
+func MergeCursorMoves(moves []CursorMove) ([]CursorMove, error) {
+	out := make([]CursorMove, 0, len(moves))
+	at := make(map[string]int, len(moves))
+	for i, m := range moves {
+		if m.SessionID == "" {
+			return nil, Invalidf("moves[%d]: session_id is required", i)
+		}
+		j, ok := at[m.SessionID]
+		if !ok {
+			at[m.SessionID] = len(out)
+			out = append(out, m)
+			continue
+		}
+		m.ToSeq = max(m.ToSeq, out[j].ToSeq)
+		out[j] = m
+	}
+	return out, nil
 }
 
 // LiveHashLister is an optional capability of a MemoryStore: it answers

@@ -472,40 +472,45 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 	// are written together when the store can; tried marks the windows of
 	// the runs written so, stored those whose memories it wrote.
 	tried, stored := map[*plannedWindow]bool{}, map[*plannedWindow]bool{}
+	// The cursors of the sessions held move together (flush): before a
+	// window run alone, which reads its session's cursor, after a failed
+	// window and at the end.
 	flush := func() error {
 		if len(held) == 0 {
 			return nil
 		}
-		last := held[len(held)-1]
-		err := r.d.Store.AdvanceCursor(ctx, scope, last.sessionID, last.w.LastSeq(), last.lastScene, r.now())
-		if err != nil {
-			err = fmt.Errorf("advance cursor: %w", err)
-		}
+		errs := r.advanceCursors(ctx, scope, held)
+		var stopped []string
 		for _, pw := range held {
+			err := errs[pw.sessionID]
 			r.finishPlanned(ctx, scope, pw, "persist", err)
 			if each != nil {
 				each(pw.res)
 			}
-		}
-		held = held[:0]
-		if err != nil {
-			failed[last.sessionID] = true
-			return stop(last.sessionID, err)
-		}
-		return nil
-	}
-	for i, pw := range plan {
-		if len(held) > 0 && held[0].sessionID != pw.sessionID {
-			if err := flush(); err != nil {
-				return
+			if err != nil && !failed[pw.sessionID] {
+				failed[pw.sessionID] = true
+				stopped = append(stopped, pw.sessionID)
 			}
 		}
+		held = held[:0]
+		var first error
+		for _, sid := range stopped {
+			if err := stop(sid, errs[sid]); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	for i, pw := range plan {
 		if failed[pw.sessionID] {
 			// Logged, but the session stopped before this window.
 			withdrawn = append(withdrawn, pw.steps...)
 			continue
 		}
 		if pw.single {
+			if err := flush(); err != nil {
+				return
+			}
 			// Run the session's next window alone, then leave the session
 			// for the next round.
 			res, _, err := r.ExtractNext(ctx, scope, pw.sessionID)
@@ -573,6 +578,41 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			settled = false
 		}
 	}
+}
+
+// advanceCursors moves the cursor of each session of held past its last
+// window there, all in one AdvanceCursors when the store can, else (or when
+// that fails) one AdvanceCursor each, and returns the error of each session
+// whose cursor did not move.
+func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held []*plannedWindow) map[string]error {
+	var moves []imprint.CursorMove
+	at := map[string]int{}
+	now := r.now()
+	for _, pw := range held {
+		m := imprint.CursorMove{SessionID: pw.sessionID, ToSeq: pw.w.LastSeq(), LastScene: pw.lastScene, At: now}
+		if i, ok := at[pw.sessionID]; ok {
+			moves[i] = m
+			continue
+		}
+		at[pw.sessionID] = len(moves)
+		moves = append(moves, m)
+	}
+	errs := map[string]error{}
+	if ca, ok := imprint.AsCursorBatchAdvancer(r.d.Store); ok && len(moves) > 1 {
+		err := ca.AdvanceCursors(ctx, scope, moves)
+		if err == nil {
+			return errs
+		}
+		if ctx.Err() == nil {
+			r.log().Warn("advance cursors together failed; one by one", "sessions", len(moves), "error", err)
+		}
+	}
+	for _, m := range moves {
+		if err := r.d.Store.AdvanceCursor(ctx, scope, m.SessionID, m.ToSeq, m.LastScene, m.At); err != nil {
+			errs[m.SessionID] = fmt.Errorf("advance cursor: %w", err)
+		}
+	}
+	return errs
 }
 
 // togetherRun returns the windows of ws whose memories can be written

@@ -63,26 +63,34 @@ func TestPlannerManySessionsLikeOneByOne(t *testing.T) {
 			}
 			sids := recordSessionsOf(one, 37)
 			recordSessionsOf(many, 37)
-			var want, got []windowOutcome
-			for _, sid := range sids {
-				if err := one.runner.ExtractPending(one.ctx, one.scope, sid, func(r Result) { want = append(want, outcome(r)) }); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := many.runner.ExtractSessions(many.ctx, many.scope, sids, func(r Result) { got = append(got, outcome(r)) },
-				func(sid string, err error) { t.Errorf("session %s stopped: %v", sid, err) }); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("window results (-one by one +together):\n%s", diff)
-			}
-			if diff := cmp.Diff(one.live(), many.live(), memoryView); diff != "" {
-				t.Errorf("memories (-one by one +together):\n%s", diff)
-			}
-			if diff := cmp.Diff(shardLines(t, one.dir), shardLines(t, many.dir)); diff != "" {
-				t.Errorf("records lines (-one by one +together):\n%s", diff)
-			}
+			likeOneByOne(t, one, many, sids)
 		})
+	}
+}
+
+// likeOneByOne extracts sids one by one in one and together in many (the
+// same sessions recorded in both) and checks that the window results,
+// memories and record lines are the same.
+func likeOneByOne(t *testing.T, one, many *testEnv, sids []string) {
+	t.Helper()
+	var want, got []windowOutcome
+	for _, sid := range sids {
+		if err := one.runner.ExtractPending(one.ctx, one.scope, sid, func(r Result) { want = append(want, outcome(r)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := many.runner.ExtractSessions(many.ctx, many.scope, sids, func(r Result) { got = append(got, outcome(r)) },
+		func(sid string, err error) { t.Errorf("session %s stopped: %v", sid, err) }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("window results (-one by one +together):\n%s", diff)
+	}
+	if diff := cmp.Diff(one.live(), many.live(), memoryView); diff != "" {
+		t.Errorf("memories (-one by one +together):\n%s", diff)
+	}
+	if diff := cmp.Diff(shardLines(t, one.dir), shardLines(t, many.dir)); diff != "" {
+		t.Errorf("records lines (-one by one +together):\n%s", diff)
 	}
 }
 

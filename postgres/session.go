@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -137,6 +139,67 @@ func (db *DB) AdvanceCursor(ctx context.Context, scope imprint.Scope, sessionID 
 	return db.updateSession(ctx, "advance cursor", `cursor_seq = GREATEST(cursor_seq, $1), last_scene_name = $2,
 		last_extracted_at = $3, rounds_since_extraction = 0, extraction_due = false, updated_at = $4`,
 		scope, sessionID, toSeq, lastScene, tsArg(imprint.At(at)), imprint.Now().Time)
+}
+
+var _ imprint.CursorBatchAdvancer = (*DB)(nil)
+
+// SupportsCursorBatch implements imprint.CursorBatchAdvancer: always true.
+func (db *DB) SupportsCursorBatch() bool { return true }
+
+// AdvanceCursors implements imprint.CursorBatchAdvancer in one statement
+// (one round trip): the UPDATE of every session, which moves none of them
+// when one is not in scope (then read again to name it). A session deleted
+// while the statement runs is the one exception: the others move, and it
+// is reported.
+func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []imprint.CursorMove) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	ms, err := imprint.MergeCursorMoves(moves)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	ids, seqs, scenes := make([]string, len(ms)), make([]int64, len(ms)), make([]string, len(ms))
+	ats := make([]pgtype.Timestamptz, len(ms))
+	for i, m := range ms {
+		ids[i], seqs[i], scenes[i] = m.SessionID, m.ToSeq, m.LastScene
+		if t := imprint.At(m.At); !t.IsZero() {
+			ats[i] = pgtype.Timestamptz{Time: t.Time, Valid: true}
+		}
+	}
+	rows, err := db.pool.Query(ctx, `WITH m AS (
+			SELECT * FROM unnest($5::text[], $6::bigint[], $7::text[], $8::timestamptz[]) AS m(id, to_seq, scene, at)),
+		every AS (
+			SELECT count(*) = cardinality($5::text[]) AS ok FROM sessions
+			WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = ANY($5))
+		UPDATE sessions s SET cursor_seq = GREATEST(s.cursor_seq, m.to_seq), last_scene_name = m.scene,
+			last_extracted_at = m.at, rounds_since_extraction = 0, extraction_due = false, updated_at = $4
+		FROM m, every
+		WHERE every.ok AND s.tenant = $1 AND s.user_id = $2 AND s.agent = $3 AND s.id = m.id
+		RETURNING s.id`, scope.Tenant, scope.User, scope.Agent, imprint.Now().Time, ids, seqs, scenes, ats)
+	if err != nil {
+		return dbErr("advance cursors", err)
+	}
+	moved, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(moved) == len(ids) {
+		return dbErr("advance cursors", err)
+	}
+	// Which session is not in scope: read again (a session created since
+	// the UPDATE was not there for it).
+	rows, err = db.pool.Query(ctx, `SELECT id FROM sessions WHERE tenant = $1 AND user_id = $2 AND agent = $3
+		AND id = ANY($4)`, scope.Tenant, scope.User, scope.Agent, ids)
+	if err != nil {
+		return dbErr("advance cursors", err)
+	}
+	there, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return dbErr("advance cursors", err)
+	}
+	missing := slices.IndexFunc(ids, func(id string) bool { return !slices.Contains(there, id) })
+	if missing < 0 {
+		missing = slices.IndexFunc(ids, func(id string) bool { return !slices.Contains(moved, id) })
+	}
+	return dbErr("advance cursors", imprint.NotFoundf("session %q not found", ids[missing]))
 }
 
 // MarkExtractionDue sets or clears the session's due flag. ErrNotFound when

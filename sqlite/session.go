@@ -103,6 +103,46 @@ func (db *DB) AdvanceCursor(ctx context.Context, scope imprint.Scope, sessionID 
 	return dbErr("advance cursor", err)
 }
 
+var _ imprint.CursorBatchAdvancer = (*DB)(nil)
+
+// SupportsCursorBatch implements imprint.CursorBatchAdvancer: always true.
+func (db *DB) SupportsCursorBatch() bool { return true }
+
+// AdvanceCursors implements imprint.CursorBatchAdvancer: AdvanceCursor's
+// UPDATE for each session in one write transaction, rolled back when a
+// session is not in scope.
+func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []imprint.CursorMove) error {
+	if err := validScope(scope); err != nil {
+		return err
+	}
+	ms, err := imprint.MergeCursorMoves(moves)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	now := imprint.Now()
+	err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
+		st, err := tx.PrepareContext(ctx, `UPDATE sessions SET cursor_seq = MAX(cursor_seq, ?), last_scene_name = ?,
+			last_extracted_at = ?, rounds_since_extraction = 0, extraction_due = 0, updated_at = ?
+			WHERE `+scopeWhere("")+` AND id = ?`)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		for _, m := range ms {
+			r, err := st.ExecContext(ctx, append([]any{m.ToSeq, m.LastScene, ts(imprint.At(m.At)), ts(now)},
+				append(scopeArgs(scope), m.SessionID)...)...)
+			if err != nil {
+				return nil, err
+			}
+			if n, _ := r.RowsAffected(); n == 0 {
+				return nil, imprint.NotFoundf("session %q not found", m.SessionID)
+			}
+		}
+		return nil, nil
+	})
+	return dbErr("advance cursors", err)
+}
+
 // MarkExtractionDue sets or clears the session's due flag. ErrNotFound when
 // the session is not in scope.
 func (db *DB) MarkExtractionDue(ctx context.Context, scope imprint.Scope, sessionID string, due bool) error {

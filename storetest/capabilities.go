@@ -35,6 +35,7 @@ var optionalTests = []struct {
 	{"PutMemories", func(s imprint.Store) bool { _, ok := imprint.AsMemoryBatchWriter(s); return ok }, testPutMemories},
 	{"LiveMemoryHashes", func(s imprint.Store) bool { _, ok := imprint.AsLiveHashLister(s); return ok }, testLiveMemoryHashes},
 	{"GetEpisodes", func(s imprint.Store) bool { _, ok := imprint.AsEpisodeBatchReader(s); return ok }, testGetEpisodes},
+	{"AdvanceCursors", func(s imprint.Store) bool { _, ok := imprint.AsCursorBatchAdvancer(s); return ok }, testAdvanceCursors},
 	{"PendingBatch", func(s imprint.Store) bool { _, ok := imprint.AsPendingBatchReader(s); return ok }, testPendingBatch},
 	{"CountTermMatches", func(s imprint.Store) bool { _, ok := imprint.AsTermCounter(s); return ok }, testCountTermMatches},
 	{"Browse", func(s imprint.Store) bool { _, ok := imprint.AsBrowser(s); return ok }, testBrowse},
@@ -335,6 +336,77 @@ func testLiveMemoryHashes(t *testing.T, s imprint.Store) {
 	}
 	_, err = hl.LiveMemoryHashes(ctx, imprint.Scope{}, []string{a1.ContentHash})
 	wantErr(t, "LiveMemoryHashes without a scope", err, imprint.ErrInvalid)
+}
+
+func testAdvanceCursors(t *testing.T, s imprint.Store) {
+	ctx := ctxFor(t)
+	ca, _ := imprint.AsCursorBatchAdvancer(s)
+	var msgs []imprint.Message
+	for i := range 6 {
+		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), imprint.RoleUser, fmt.Sprintf("Message %d about the Lisbon trip", i), i))
+	}
+	// Each batch session has a twin moved by AdvanceCursor one move at a
+	// time: both must end the same.
+	seqs := map[string][]int64{}
+	for _, sid := range []string{"c1", "c2", "c3", "d1", "d2", "d3"} {
+		appendMsgs(t, s, scopeA, sid, msgs...)
+		pend, err := s.PendingMessages(ctx, scopeA, sid, 0)
+		must(t, err)
+		for _, m := range pend {
+			seqs[sid] = append(seqs[sid], m.Seq)
+		}
+		must(t, s.MarkExtractionDue(ctx, scopeA, sid, true))
+	}
+	appendMsgs(t, s, scopeB, "b1", msgs...)
+	t1, t2 := at(40).Time, at(50).Time
+	moves := func(p string) []imprint.CursorMove {
+		return []imprint.CursorMove{
+			{SessionID: p + "1", ToSeq: seqs[p+"1"][3], LastScene: "flights", At: t1},
+			{SessionID: p + "2", ToSeq: seqs[p+"2"][5], LastScene: "hotels", At: t1},
+			// c1 again: backwards, so its cursor stays, its scene and time change.
+			{SessionID: p + "1", ToSeq: seqs[p+"1"][1], LastScene: "food", At: t2},
+		}
+	}
+	must(t, ca.AdvanceCursors(ctx, scopeA, moves("c")))
+	for _, m := range moves("d") {
+		must(t, s.AdvanceCursor(ctx, scopeA, m.SessionID, m.ToSeq, m.LastScene, m.At))
+	}
+	state := func(sid string) string {
+		t.Helper()
+		x, err := s.GetSession(ctx, scopeA, sid)
+		must(t, err)
+		pending, err := s.CountPending(ctx, scopeA, sid)
+		must(t, err)
+		return fmt.Sprintf("cursor #%d pending %d scene %q rounds %d due %v extracted %s", slices.Index(seqs[sid], x.Cursor),
+			pending, x.LastSceneName, x.RoundsSinceExtraction, x.ExtractionDue, x.LastExtractedAt)
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if got, want := state("c"+n), state("d"+n); got != want {
+			t.Errorf("session c%s after AdvanceCursors: %s; one AdvanceCursor at a time: %s", n, got, want)
+		}
+	}
+	if got := state("c1"); !strings.HasPrefix(got, "cursor #3 ") || !strings.Contains(got, `scene "food"`) {
+		t.Errorf("c1 after a move back: %s, want cursor #3 and the later scene", got)
+	}
+	// A refused batch moves nothing.
+	before := []string{state("c2"), state("c3")}
+	for _, tc := range []struct {
+		what  string
+		scope imprint.Scope
+		moves []imprint.CursorMove
+		kind  error
+	}{
+		{"another scope's session", scopeA, []imprint.CursorMove{{SessionID: "c3", ToSeq: seqs["c3"][4]}, {SessionID: "b1", ToSeq: 1}}, imprint.ErrNotFound},
+		{"an unknown session", scopeA, []imprint.CursorMove{{SessionID: "c3", ToSeq: seqs["c3"][4]}, {SessionID: "none", ToSeq: 1}}, imprint.ErrNotFound},
+		{"a move without a session", scopeA, []imprint.CursorMove{{SessionID: "c3", ToSeq: seqs["c3"][4]}, {ToSeq: 1}}, imprint.ErrInvalid},
+		{"an incomplete scope", imprint.Scope{Tenant: scopeA.Tenant}, []imprint.CursorMove{{SessionID: "c3", ToSeq: seqs["c3"][4]}}, imprint.ErrInvalid},
+	} {
+		wantErr(t, "AdvanceCursors with "+tc.what, ca.AdvanceCursors(ctx, tc.scope, tc.moves), tc.kind)
+	}
+	if after := []string{state("c2"), state("c3")}; !slices.Equal(before, after) {
+		t.Errorf("sessions after refused AdvanceCursors: %v, want %v", after, before)
+	}
+	must(t, ca.AdvanceCursors(ctx, scopeA, nil))
 }
 
 func testGetEpisodes(t *testing.T, s imprint.Store) {

@@ -146,11 +146,11 @@ var _ imprint.CursorBatchAdvancer = (*DB)(nil)
 // SupportsCursorBatch implements imprint.CursorBatchAdvancer: always true.
 func (db *DB) SupportsCursorBatch() bool { return true }
 
-// AdvanceCursors implements imprint.CursorBatchAdvancer in one statement
-// (one round trip): the UPDATE of every session, which moves none of them
-// when one is not in scope (then read again to name it). A session deleted
-// while the statement runs is the one exception: the others move, and it
-// is reported.
+// AdvanceCursors implements imprint.CursorBatchAdvancer in one round trip
+// (a batch, one implicit transaction): it locks the sessions' rows in the
+// byte order of their ids, as recording does (lockSessions), so that it
+// never deadlocks with a recording of the same sessions, then updates them
+// all, or none when one is not in scope (then read again to name it).
 func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []imprint.CursorMove) error {
 	if err := validScope(scope); err != nil {
 		return err
@@ -159,6 +159,11 @@ func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []i
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	given := make([]string, len(ms)) // for the error, in the moves' order
+	for i, m := range ms {
+		given[i] = m.SessionID
+	}
+	slices.SortFunc(ms, func(a, b imprint.CursorMove) int { return strings.Compare(a.SessionID, b.SessionID) })
 	ids, seqs, scenes := make([]string, len(ms)), make([]int64, len(ms)), make([]string, len(ms))
 	ats := make([]pgtype.Timestamptz, len(ms))
 	for i, m := range ms {
@@ -167,7 +172,11 @@ func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []i
 			ats[i] = pgtype.Timestamptz{Time: t.Time, Valid: true}
 		}
 	}
-	rows, err := db.pool.Query(ctx, `WITH m AS (
+	b := &pgx.Batch{}
+	b.Queue(`SELECT 1 FROM sessions s
+		JOIN unnest($4::text[]) WITH ORDINALITY AS k(i, o) ON s.tenant = $1 AND s.user_id = $2 AND s.agent = $3 AND s.id = k.i
+		ORDER BY k.o FOR UPDATE OF s`, scope.Tenant, scope.User, scope.Agent, ids)
+	b.Queue(`WITH m AS (
 			SELECT * FROM unnest($5::text[], $6::bigint[], $7::text[], $8::timestamptz[]) AS m(id, to_seq, scene, at)),
 		every AS (
 			SELECT count(*) = cardinality($5::text[]) AS ok FROM sessions
@@ -177,10 +186,20 @@ func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []i
 		FROM m, every
 		WHERE every.ok AND s.tenant = $1 AND s.user_id = $2 AND s.agent = $3 AND s.id = m.id
 		RETURNING s.id`, scope.Tenant, scope.User, scope.Agent, imprint.Now().Time, ids, seqs, scenes, ats)
+	br := db.pool.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return dbErr("advance cursors", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
+		br.Close()
 		return dbErr("advance cursors", err)
 	}
 	moved, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil || len(moved) == len(ids) {
 		return dbErr("advance cursors", err)
 	}
@@ -195,11 +214,11 @@ func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []i
 	if err != nil {
 		return dbErr("advance cursors", err)
 	}
-	missing := slices.IndexFunc(ids, func(id string) bool { return !slices.Contains(there, id) })
+	missing := slices.IndexFunc(given, func(id string) bool { return !slices.Contains(there, id) })
 	if missing < 0 {
-		missing = slices.IndexFunc(ids, func(id string) bool { return !slices.Contains(moved, id) })
+		missing = slices.IndexFunc(given, func(id string) bool { return !slices.Contains(moved, id) })
 	}
-	return dbErr("advance cursors", imprint.NotFoundf("session %q not found", ids[missing]))
+	return dbErr("advance cursors", imprint.NotFoundf("session %q not found", given[missing]))
 }
 
 // MarkExtractionDue sets or clears the session's due flag. ErrNotFound when

@@ -62,3 +62,57 @@ func TestPendingCounts(t *testing.T) {
 		t.Fatalf("PendingCounts = %v, CountPending of each = %v (want s1 3, s2 3, s3 0)", got, want)
 	}
 }
+
+// TestAdvanceCursorsBesideRecording moves the cursors of many sessions
+// together while the same sessions are recorded together, over and over:
+// both lock the sessions' rows in the same order, so neither ever fails
+// with a deadlock (the sessions are created in the reverse of that order,
+// so a statement locking them as it finds them would).
+func TestAdvanceCursorsBesideRecording(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	scope := imprint.Scope{Tenant: "t", User: "u", Agent: "a"}
+	const n = 24
+	var sids []string
+	for i := n - 1; i >= 0; i-- {
+		sid := fmt.Sprintf("s%02d", i)
+		sids = append(sids, sid)
+		if _, err := db.AppendMessages(ctx, scope, sid, []imprint.Message{{ID: sid + "-0", Role: imprint.RoleUser, Content: "hello " + sid}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const rounds = 150
+	errs := make(chan error, 2)
+	go func() {
+		for r := 1; r <= rounds; r++ {
+			var bs []imprint.MessageBatch
+			for _, sid := range sids {
+				bs = append(bs, imprint.MessageBatch{Scope: scope, SessionID: sid, Messages: []imprint.Message{
+					{ID: fmt.Sprintf("%s-%d", sid, r), Role: imprint.RoleUser, Content: fmt.Sprintf("message %d of %s", r, sid)}}})
+			}
+			if _, err := db.AppendMessageBatches(ctx, bs); err != nil {
+				errs <- fmt.Errorf("record round %d: %w", r, err)
+				return
+			}
+		}
+		errs <- nil
+	}()
+	go func() {
+		for r := 1; r <= rounds; r++ {
+			var moves []imprint.CursorMove
+			for _, sid := range sids {
+				moves = append(moves, imprint.CursorMove{SessionID: sid, ToSeq: int64(r), LastScene: "x", At: time.Now()})
+			}
+			if err := db.AdvanceCursors(ctx, scope, moves); err != nil {
+				errs <- fmt.Errorf("cursors round %d: %w", r, err)
+				return
+			}
+		}
+		errs <- nil
+	}()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

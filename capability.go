@@ -151,9 +151,12 @@ type CursorBatchAdvancer interface {
 	SupportsCursorBatch() bool
 	// AdvanceCursors does what AdvanceCursor does for each move, in order,
 	// in one transaction: a session moved twice ends with the furthest
-	// cursor and the later move's scene and time. Any error moves
-	// nothing: ErrNotFound naming the first session not in scope,
-	// ErrInvalid for an incomplete scope or a move without a session.
+	// cursor and the later move's scene and time. ErrNotFound naming the
+	// first session not in scope, ErrInvalid for an incomplete scope or a
+	// move without a session; these move nothing. Another error (a commit
+	// whose outcome is unknown, a session deleted meanwhile) may leave some
+	// cursors moved: the moves are idempotent, so the caller retries them
+	// or moves them one by one.
 	AdvanceCursors(ctx context.Context, scope Scope, moves []CursorMove) error
 }
 

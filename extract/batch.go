@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	imprint "github.com/imprint-dev/imprint"
 )
@@ -511,6 +512,9 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			if err := flush(); err != nil {
 				return
 			}
+			if failed[pw.sessionID] {
+				continue // the flush stopped the session
+			}
 			// Run the session's next window alone, then leave the session
 			// for the next round.
 			res, _, err := r.ExtractNext(ctx, scope, pw.sessionID)
@@ -548,12 +552,15 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 			if flush() != nil {
 				return
 			}
+			// The flush may have stopped the session already: it is
+			// reported once.
+			stopped := failed[pw.sessionID]
 			failed[pw.sessionID] = true
 			r.finishPlanned(ctx, scope, pw, "persist", err)
 			if each != nil {
 				each(pw.res)
 			}
-			if stop(pw.sessionID, err) != nil {
+			if !stopped && stop(pw.sessionID, err) != nil {
 				return
 			}
 			gone, mk := r.replan(ctx, scope, pw, plan[i+1:], failed)
@@ -580,11 +587,23 @@ func (r *Runner) runPlanned(ctx context.Context, scope imprint.Scope, plan []*pl
 	}
 }
 
+// settleTimeout bounds the cursor moves of windows already stored when the
+// extraction is cancelled.
+const settleTimeout = 5 * time.Second
+
 // advanceCursors moves the cursor of each session of held past its last
 // window there, all in one AdvanceCursors when the store can, else (or when
 // that fails) one AdvanceCursor each, and returns the error of each session
-// whose cursor did not move.
+// whose cursor did not move. The windows held are stored: when ctx is done
+// their cursors still move (within settleTimeout), so that a cancelled
+// extraction redoes only what it did not store, as when each session's
+// cursor moved as soon as the next session began.
 func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held []*plannedWindow) map[string]error {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		defer cancel()
+	}
 	var moves []imprint.CursorMove
 	at := map[string]int{}
 	now := r.now()
@@ -598,7 +617,7 @@ func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held [
 		moves = append(moves, m)
 	}
 	errs := map[string]error{}
-	if ca, ok := imprint.AsCursorBatchAdvancer(r.d.Store); ok && len(moves) > 1 {
+	if ca, ok := imprint.AsCursorBatchAdvancer(r.d.Store); ok {
 		err := ca.AdvanceCursors(ctx, scope, moves)
 		if err == nil {
 			return errs

@@ -358,6 +358,7 @@ func testAdvanceCursors(t *testing.T, s imprint.Store) {
 		must(t, s.MarkExtractionDue(ctx, scopeA, sid, true))
 	}
 	appendMsgs(t, s, scopeB, "b1", msgs...)
+	appendMsgs(t, s, scopeB, "c2", msgs...) // c2 of another scope never moves
 	t1, t2 := at(40).Time, at(50).Time
 	moves := func(p string) []imprint.CursorMove {
 		return []imprint.CursorMove{
@@ -388,8 +389,21 @@ func testAdvanceCursors(t *testing.T, s imprint.Store) {
 	if got := state("c1"); !strings.HasPrefix(got, "cursor #3 ") || !strings.Contains(got, `scene "food"`) {
 		t.Errorf("c1 after a move back: %s, want cursor #3 and the later scene", got)
 	}
-	// A refused batch moves nothing.
+	if b, err := s.GetSession(ctx, scopeB, "c2"); err != nil || b.Cursor != 0 {
+		t.Errorf("c2 of another scope after AdvanceCursors: cursor %d, %v", b.Cursor, err)
+	}
+	// A zero time leaves no extraction time, as AdvanceCursor.
+	must(t, ca.AdvanceCursors(ctx, scopeA, []imprint.CursorMove{{SessionID: "c3", ToSeq: seqs["c3"][0]}, {SessionID: "d3", ToSeq: seqs["d3"][0]}}))
+	if x, err := s.GetSession(ctx, scopeA, "c3"); err != nil || !x.LastExtractedAt.IsZero() || x.Cursor != seqs["c3"][0] {
+		t.Errorf("c3 after a move without a time: cursor %d, extracted %s, %v", x.Cursor, x.LastExtractedAt, err)
+	}
+	// A refused batch moves nothing; a missing session is named.
 	before := []string{state("c2"), state("c3")}
+	err := ca.AdvanceCursors(ctx, scopeA, []imprint.CursorMove{{SessionID: "c3", ToSeq: seqs["c3"][5]}, {SessionID: "zz-none", ToSeq: 1}, {SessionID: "b1", ToSeq: 1}})
+	wantErr(t, "AdvanceCursors with missing sessions", err, imprint.ErrNotFound)
+	if err != nil && !strings.Contains(err.Error(), `"zz-none"`) {
+		t.Errorf("AdvanceCursors error %q does not name the first missing session, zz-none", err)
+	}
 	for _, tc := range []struct {
 		what  string
 		scope imprint.Scope

@@ -594,15 +594,23 @@ const settleTimeout = 5 * time.Second
 // advanceCursors moves the cursor of each session of held past its last
 // window there, all in one AdvanceCursors when the store can, else (or when
 // that fails) one AdvanceCursor each, and returns the error of each session
-// whose cursor did not move. The windows held are stored: when ctx is done
-// their cursors still move (within settleTimeout), so that a cancelled
-// extraction redoes only what it did not store, as when each session's
-// cursor moved as soon as the next session began.
+// whose cursor did not move. The windows held are stored: when ctx is done,
+// before or during a move, their cursors still move (within
+// settleTimeout), so that a cancelled extraction redoes only what it did
+// not store, as when each session's cursor moved as soon as the next
+// session began.
 func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held []*plannedWindow) map[string]error {
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-		defer cancel()
+	settled := false
+	cancel := func() {}
+	defer func() { cancel() }()
+	// live returns ctx, or once ctx is done a context that is not, for the
+	// moves of what is stored.
+	live := func() context.Context {
+		if ctx.Err() != nil && !settled {
+			ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+			settled = true
+		}
+		return ctx
 	}
 	var moves []imprint.CursorMove
 	at := map[string]int{}
@@ -618,16 +626,23 @@ func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held [
 	}
 	errs := map[string]error{}
 	if ca, ok := imprint.AsCursorBatchAdvancer(r.d.Store); ok {
-		err := ca.AdvanceCursors(ctx, scope, moves)
+		err := ca.AdvanceCursors(live(), scope, moves)
+		if err != nil && !settled && ctx.Err() != nil {
+			err = ca.AdvanceCursors(live(), scope, moves) // cancelled meanwhile
+		}
 		if err == nil {
 			return errs
 		}
-		if ctx.Err() == nil {
+		if ctx.Err() == nil || settled {
 			r.log().Warn("advance cursors together failed; one by one", "sessions", len(moves), "error", err)
 		}
 	}
 	for _, m := range moves {
-		if err := r.d.Store.AdvanceCursor(ctx, scope, m.SessionID, m.ToSeq, m.LastScene, m.At); err != nil {
+		err := r.d.Store.AdvanceCursor(live(), scope, m.SessionID, m.ToSeq, m.LastScene, m.At)
+		if err != nil && !settled && ctx.Err() != nil {
+			err = r.d.Store.AdvanceCursor(live(), scope, m.SessionID, m.ToSeq, m.LastScene, m.At)
+		}
+		if err != nil {
 			errs[m.SessionID] = fmt.Errorf("advance cursor: %w", err)
 		}
 	}

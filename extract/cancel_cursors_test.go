@@ -44,28 +44,42 @@ func (s *cancelAtStore) PutMemory(ctx context.Context, m imprint.Memory, superse
 // their windows reported as succeeded, as when each session's cursor moved
 // as soon as the next one began (a review finding).
 func TestCancelMovesStoredSessionsCursors(t *testing.T) {
+	e, sids, failedRes, _ := extractCancelled(t, func(e *testEnv, cancel context.CancelFunc) imprint.Store {
+		return &cancelAtStore{Store: e.store, at: "r09", cancel: cancel}
+	})
+	for _, sid := range sids[:9] {
+		if n := e.pending(sid); n != 0 || failedRes[sid] > 0 {
+			t.Errorf("session %s (stored completely before r09): %d messages pending, %d windows reported failed", sid, n, failedRes[sid])
+		}
+	}
+}
+
+// extractCancelled records twelve sessions and extracts them over the
+// store that wrap makes of the test store with the extraction's cancel,
+// which must cancel it; it returns the env, the sessions and how many
+// window results of each session failed and succeeded.
+func extractCancelled(t *testing.T, wrap func(e *testEnv, cancel context.CancelFunc) imprint.Store) (*testEnv, []string, map[string]int, map[string]int) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.MaxMessagesPerExtraction = 2
 	e := newTestEnv(t, cfg, withoutLLM(), withEmbedder())
 	sids := recordSessionsOf(e, 12)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
-	e.deps.Store = &cancelAtStore{Store: e.store, at: "r09", cancel: cancel}
+	e.deps.Store = wrap(e, cancel)
 	e.runner = NewRunner(e.deps, e.cfg)
-	failedRes := map[string]int{}
+	failedRes, okRes := map[string]int{}, map[string]int{}
 	err := e.runner.ExtractSessions(ctx, e.scope, sids, func(r Result) {
-		if !r.Success {
+		if r.Success {
+			okRes[r.SessionID]++
+		} else {
 			failedRes[r.SessionID]++
 		}
 	}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("ExtractSessions = %v", err)
 	}
-	for _, sid := range sids[:9] {
-		if n := e.pending(sid); n != 0 || failedRes[sid] > 0 {
-			t.Errorf("session %s (stored completely before r09): %d messages pending, %d windows reported failed", sid, n, failedRes[sid])
-		}
-	}
+	return e, sids, failedRes, okRes
 }
 
 // stopTwiceStore fails the PutMemory of the second window of session "a"

@@ -612,24 +612,25 @@ func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held [
 		}
 		return ctx
 	}
+	// Each session once, past its last window held (the furthest).
 	var moves []imprint.CursorMove
-	at := map[string]int{}
 	now := r.now()
 	for _, pw := range held {
-		m := imprint.CursorMove{SessionID: pw.sessionID, ToSeq: pw.w.LastSeq(), LastScene: pw.lastScene, At: now}
-		if i, ok := at[pw.sessionID]; ok {
-			moves[i] = m
-			continue
+		moves = append(moves, imprint.CursorMove{SessionID: pw.sessionID, ToSeq: pw.w.LastSeq(), LastScene: pw.lastScene, At: now})
+	}
+	moves, _ = imprint.MergeCursorMoves(moves) // every window has a session
+	// move runs a move, again with the settled context when ctx ended
+	// during it.
+	move := func(f func(context.Context) error) error {
+		err := f(live())
+		if err != nil && !settled && ctx.Err() != nil {
+			err = f(live())
 		}
-		at[pw.sessionID] = len(moves)
-		moves = append(moves, m)
+		return err
 	}
 	errs := map[string]error{}
 	if ca, ok := imprint.AsCursorBatchAdvancer(r.d.Store); ok {
-		err := ca.AdvanceCursors(live(), scope, moves)
-		if err != nil && !settled && ctx.Err() != nil {
-			err = ca.AdvanceCursors(live(), scope, moves) // cancelled meanwhile
-		}
+		err := move(func(ctx context.Context) error { return ca.AdvanceCursors(ctx, scope, moves) })
 		if err == nil {
 			return errs
 		}
@@ -638,10 +639,9 @@ func (r *Runner) advanceCursors(ctx context.Context, scope imprint.Scope, held [
 		}
 	}
 	for _, m := range moves {
-		err := r.d.Store.AdvanceCursor(live(), scope, m.SessionID, m.ToSeq, m.LastScene, m.At)
-		if err != nil && !settled && ctx.Err() != nil {
-			err = r.d.Store.AdvanceCursor(live(), scope, m.SessionID, m.ToSeq, m.LastScene, m.At)
-		}
+		err := move(func(ctx context.Context) error {
+			return r.d.Store.AdvanceCursor(ctx, scope, m.SessionID, m.ToSeq, m.LastScene, m.At)
+		})
 		if err != nil {
 			errs[m.SessionID] = fmt.Errorf("advance cursor: %w", err)
 		}

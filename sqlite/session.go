@@ -88,19 +88,25 @@ func (db *DB) AdvanceCursor(ctx context.Context, scope imprint.Scope, sessionID 
 	}
 	now := imprint.Now()
 	err := db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
-		r, err := tx.ExecContext(ctx, `UPDATE sessions SET cursor_seq = MAX(cursor_seq, ?), last_scene_name = ?,
-			last_extracted_at = ?, rounds_since_extraction = 0, extraction_due = 0, updated_at = ?
-			WHERE `+scopeWhere("")+` AND id = ?`,
-			append([]any{toSeq, lastScene, ts(imprint.At(at)), ts(now)}, append(scopeArgs(scope), sessionID)...)...)
-		if err != nil {
-			return nil, err
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			return nil, imprint.NotFoundf("session %q not found", sessionID)
-		}
-		return nil, nil
+		m := imprint.CursorMove{SessionID: sessionID, ToSeq: toSeq, LastScene: lastScene, At: at}
+		return nil, advanceCursor(ctx, tx, scope, m, now)
 	})
 	return dbErr("advance cursor", err)
+}
+
+// advanceCursor does AdvanceCursor's UPDATE of m inside tx.
+func advanceCursor(ctx context.Context, tx *sql.Tx, scope imprint.Scope, m imprint.CursorMove, now imprint.Time) error {
+	r, err := tx.ExecContext(ctx, `UPDATE sessions SET cursor_seq = MAX(cursor_seq, ?), last_scene_name = ?,
+		last_extracted_at = ?, rounds_since_extraction = 0, extraction_due = 0, updated_at = ?
+		WHERE `+scopeWhere("")+` AND id = ?`,
+		append([]any{m.ToSeq, m.LastScene, ts(imprint.At(m.At)), ts(now)}, append(scopeArgs(scope), m.SessionID)...)...)
+	if err != nil {
+		return err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return imprint.NotFoundf("session %q not found", m.SessionID)
+	}
+	return nil
 }
 
 var _ imprint.CursorBatchAdvancer = (*DB)(nil)
@@ -121,21 +127,9 @@ func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []i
 	}
 	now := imprint.Now()
 	err = db.writeTx(ctx, func(tx *sql.Tx) (func(), error) {
-		st, err := tx.PrepareContext(ctx, `UPDATE sessions SET cursor_seq = MAX(cursor_seq, ?), last_scene_name = ?,
-			last_extracted_at = ?, rounds_since_extraction = 0, extraction_due = 0, updated_at = ?
-			WHERE `+scopeWhere("")+` AND id = ?`)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
 		for _, m := range ms {
-			r, err := st.ExecContext(ctx, append([]any{m.ToSeq, m.LastScene, ts(imprint.At(m.At)), ts(now)},
-				append(scopeArgs(scope), m.SessionID)...)...)
-			if err != nil {
+			if err := advanceCursor(ctx, tx, scope, m, now); err != nil {
 				return nil, err
-			}
-			if n, _ := r.RowsAffected(); n == 0 {
-				return nil, imprint.NotFoundf("session %q not found", m.SessionID)
 			}
 		}
 		return nil, nil

@@ -176,15 +176,17 @@ func (db *DB) AdvanceCursors(ctx context.Context, scope imprint.Scope, moves []i
 	b.Queue(`SELECT 1 FROM sessions s
 		JOIN unnest($4::text[]) WITH ORDINALITY AS k(i, o) ON s.tenant = $1 AND s.user_id = $2 AND s.agent = $3 AND s.id = k.i
 		ORDER BY k.o FOR UPDATE OF s`, scope.Tenant, scope.User, scope.Agent, ids)
-	b.Queue(`WITH m AS (
-			SELECT * FROM unnest($5::text[], $6::bigint[], $7::text[], $8::timestamptz[]) AS m(id, to_seq, scene, at)),
-		every AS (
-			SELECT count(*) = cardinality($5::text[]) AS ok FROM sessions
-			WHERE tenant = $1 AND user_id = $2 AND agent = $3 AND id = ANY($5))
-		UPDATE sessions s SET cursor_seq = GREATEST(s.cursor_seq, m.to_seq), last_scene_name = m.scene,
+	// The all-present guard is an uncorrelated subquery, which the server
+	// runs once (an InitPlan) whatever the plan: joined to the sessions, a
+	// plan made while the table was small and had no statistics ran it
+	// again for each session of the scope, n² rows per call
+	// (TestAdvanceCursorsReadScopeOnce).
+	b.Queue(`UPDATE sessions s SET cursor_seq = GREATEST(s.cursor_seq, m.to_seq), last_scene_name = m.scene,
 			last_extracted_at = m.at, rounds_since_extraction = 0, extraction_due = false, updated_at = $4
-		FROM m, every
-		WHERE every.ok AND s.tenant = $1 AND s.user_id = $2 AND s.agent = $3 AND s.id = m.id
+		FROM unnest($5::text[], $6::bigint[], $7::text[], $8::timestamptz[]) AS m(id, to_seq, scene, at)
+		WHERE s.tenant = $1 AND s.user_id = $2 AND s.agent = $3 AND s.id = m.id
+			AND (SELECT count(*) FROM sessions c WHERE c.tenant = $1 AND c.user_id = $2 AND c.agent = $3
+				AND c.id = ANY($5)) = cardinality($5::text[])
 		RETURNING s.id`, scope.Tenant, scope.User, scope.Agent, imprint.Now().Time, ids, seqs, scenes, ats)
 	br := db.pool.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {

@@ -104,16 +104,16 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("open postgres: %w: %v", imprint.ErrUnavailable, redactErr(err, url))
 	}
 	db := &DB{url: url, pool: pool}
+	var version string
+	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: %w: %v", imprint.ErrUnavailable, redactErr(err, url))
+	}
+	db.noCopy = strings.Contains(version, "PGlite")
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	var version string
-	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open postgres: %w: %v", imprint.ErrUnavailable, err)
-	}
-	db.noCopy = strings.Contains(version, "PGlite")
 	if err := db.detectVector(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: vectors: %w: %v", imprint.ErrUnavailable, err)
@@ -229,7 +229,13 @@ func (db *DB) migrate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
+			if m.version == 1 {
+				// PGlite's connections share its one backend.
+				err = db.applyInit(ctx, tx, string(body), db.pool.Config().MaxConns > 1 && !db.noCopy)
+			} else {
+				_, err = tx.Exec(ctx, string(body))
+			}
+			if err != nil {
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO imprint_migrations (version, name, applied_at) VALUES ($1, $2, now())`,

@@ -204,6 +204,8 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Whether 0001's second half committed apart (initschema.go).
+	var secondCommitted bool
 	err = db.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
 			return err
@@ -231,7 +233,7 @@ func (db *DB) migrate(ctx context.Context) error {
 			}
 			if m.version == 1 {
 				// PGlite's connections share its one backend.
-				err = db.applyInit(ctx, tx, string(body), db.pool.Config().MaxConns > 1 && !db.noCopy)
+				secondCommitted, err = db.applyInit(ctx, tx, string(body), db.pool.Config().MaxConns > 1 && !db.noCopy)
 			} else {
 				_, err = tx.Exec(ctx, string(body))
 			}
@@ -246,6 +248,11 @@ func (db *DB) migrate(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
+		if secondCommitted {
+			if uerr := db.undoSecondHalf(ctx); uerr != nil {
+				err = fmt.Errorf("%w (and dropping the tables it had created: %v)", err, uerr)
+			}
+		}
 		return fmt.Errorf("migrate: %w: %v", imprint.ErrUnavailable, err)
 	}
 	return nil

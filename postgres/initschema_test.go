@@ -134,7 +134,7 @@ func openAt(t *testing.T, u string) *DB {
 
 // rawShape is the schema the embedded migrations make run as they are,
 // each file whole, one after the other on one connection (as before the
-// first was split), with the second half's mark.
+// first was split).
 func rawShape(t *testing.T) []string {
 	t.Helper()
 	u := pgtest.Schema(t)
@@ -162,8 +162,7 @@ func rawShape(t *testing.T) []string {
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `COMMENT ON TABLE memories IS '`+initMark+`'`)
-		return err
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -264,11 +263,13 @@ func TestInitMarkElsewhere(t *testing.T) {
 }
 
 // TestInitForeignTables checks that a schema holding another application's
-// table of one of imprint's names fails the first migration, as it always
-// did, and leaves nothing of imprint's behind: neither half commits when
-// the other fails.
+// table of one of imprint's names fails the migrations, as it always did,
+// and leaves nothing of imprint's behind: neither half commits when the
+// other fails, and the second half, committed beside the first, is dropped
+// when a later migration fails (load_mark and imprint_nodes are 0003's and
+// 0004's).
 func TestInitForeignTables(t *testing.T) {
-	for _, table := range []string{"sessions", "memories", "api_keys"} {
+	for _, table := range []string{"sessions", "memories", "api_keys", "load_mark", "imprint_nodes"} {
 		for _, pool := range []string{"4", "1"} {
 			u := withParam(t, pgtest.Schema(t), "pool_max_conns", pool)
 			c := connectAt(t, u)
@@ -294,6 +295,56 @@ func TestInitForeignTables(t *testing.T) {
 			}
 			c.Close(ctx)
 		}
+	}
+}
+
+// TestInitOneServerConnection checks that a role the server gives one
+// connection (CONNECTION LIMIT 1, as a server near max_connections does)
+// still migrates a new schema, the second half in the first transaction
+// when no second connection opens.
+func TestInitOneServerConnection(t *testing.T) {
+	want := rawShape(t)
+	ctx := context.Background()
+	u := pgtest.Schema(t)
+	admin := connectAt(t, u)
+	defer admin.Close(ctx)
+	var schema string
+	if err := admin.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	role := "imprint_one_" + strings.TrimPrefix(schema, "imprint_test_")
+	for _, q := range []string{
+		`CREATE ROLE ` + role + ` LOGIN CONNECTION LIMIT 1`,
+		`GRANT CREATE, USAGE ON SCHEMA ` + schema + ` TO ` + role,
+		`GRANT USAGE ON SCHEMA public TO ` + role,
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		c := connectAt(t, u)
+		defer c.Close(ctx)
+		for _, q := range []string{`DROP OWNED BY ` + role + ` CASCADE`, `DROP ROLE ` + role} {
+			if _, err := c.Exec(ctx, q); err != nil {
+				t.Errorf("%s: %v", q, err)
+			}
+		}
+	})
+	p, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.User = url.User(role)
+	db, err := Open(ctx, p.String())
+	if err != nil {
+		t.Fatalf("Open as a role of one connection: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := schemaShape(t, u); !slices.Equal(got, want) {
+		t.Errorf("as a role of one connection:\n%s", shapeDiff(want, got))
 	}
 }
 

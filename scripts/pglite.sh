@@ -44,24 +44,33 @@ start() {
 	fi
 	install
 	cp scripts/pglite-server.mjs "$dir/server.mjs"
-	local port
-	port=$(free_port)
-	(
-		cd "$dir"
-		PORT=$port nohup node server.mjs >server.log 2>&1 &
-		echo $! >pid
-	)
-	for _ in $(seq 1 600); do
-		if grep -q "pglite listening" "$dir/server.log" 2>/dev/null; then
+	local port attempt
+	# A port taken between the probe and the listen (EADDRINUSE) is tried
+	# again on another, as scripts/postgres.sh does.
+	for attempt in 1 2 3; do
+		port=$(free_port)
+		(
+			cd "$dir"
+			PORT=$port nohup node server.mjs >server.log 2>&1 &
+			echo $! >pid
+		)
+		for _ in $(seq 1 600); do
+			if grep -q "pglite listening" "$dir/server.log" 2>/dev/null; then
+				break
+			fi
+			if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+				break
+			fi
+			sleep 0.1
+		done
+		if grep -q "pglite listening" "$dir/server.log"; then
 			break
 		fi
-		if ! kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+		if [ "$attempt" = 3 ] || ! grep -q EADDRINUSE "$dir/server.log"; then
 			cat "$dir/server.log" >&2
 			exit 1
 		fi
-		sleep 0.1
 	done
-	grep -q "pglite listening" "$dir/server.log" || { cat "$dir/server.log" >&2; exit 1; }
 	URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable&pool_max_conns=1&default_query_exec_mode=simple_protocol"
 	printf 'PID=%q\nURL=%q\n' "$(cat "$dir/pid")" "$URL" >"$state"
 	echo "$URL"

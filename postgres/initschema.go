@@ -125,16 +125,18 @@ func (db *DB) applyInit(ctx context.Context, tx pgx.Tx, body string, parallel bo
 func (db *DB) applyHalves(ctx context.Context, tx pgx.Tx, first, second string) (bool, error) {
 	hctx, cancel := context.WithTimeout(ctx, halfTimeout)
 	defer cancel()
-	c, err := db.pool.Acquire(hctx)
-	if err != nil {
-		_, err := tx.Exec(ctx, first)
-		return false, err
-	}
-	defer c.Release()
 	ran := make(chan error, 1)
 	commit := make(chan bool, 1)
 	committed := make(chan error, 1)
+	// The second connection opens while the first half runs.
 	go func() {
+		c, err := db.pool.Acquire(hctx)
+		if err != nil {
+			ran <- err
+			committed <- err
+			return
+		}
+		defer c.Release()
 		other, err := c.Begin(hctx)
 		if err == nil {
 			if _, err = other.Exec(hctx, "SET LOCAL lock_timeout = '"+halfLockTimeout+"';\n"+second); err != nil {

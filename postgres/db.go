@@ -64,6 +64,10 @@ type DB struct {
 	// jobEngine, when set, takes the store's jobs (jobhook.go).
 	jobEngine engineSlot
 
+	// growth counts the rows written to tables no ANALYZE has seen
+	// (analyze.go).
+	growth growth
+
 	closeOnce sync.Once
 	// onClose, when set (by tests), runs once the pool is closed.
 	onClose func()
@@ -104,6 +108,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("open postgres: %w: %v", imprint.ErrUnavailable, redactErr(err, url))
 	}
 	db := &DB{url: url, pool: pool}
+	db.startGrowth()
 	var version string
 	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
 		pool.Close()
@@ -142,6 +147,7 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // Close closes the connection pool; closing again does nothing.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
+		db.stopGrowth()
 		db.pool.Close()
 		if db.onClose != nil {
 			db.onClose()

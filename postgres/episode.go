@@ -279,11 +279,15 @@ func (db *DB) writeCaptures(ctx context.Context, eps []imprint.Episode, traces [
 		return nil
 	})
 	if err == nil {
+		n := 0
 		for _, trs := range traces {
+			n += len(trs)
 			for _, t := range trs {
 				db.noteVectors(ctx, "traces", t.Embedder, max(len(t.VecSummary), len(t.VecAction)), vecCols[imprint.KindTrace]...)
 			}
 		}
+		db.grew("episodes", len(eps))
+		db.grew("traces", n)
 	}
 	return err
 }

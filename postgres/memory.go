@@ -320,8 +320,10 @@ func putMemoryTx(ctx context.Context, tx pgx.Tx, w *memoryWrite) error {
 	return nil
 }
 
-// noteMemoryVectors tells the vector index about the vectors of ws.
+// noteMemoryVectors tells the vector index about the vectors of ws, and
+// the table's growth about their rows.
 func (db *DB) noteMemoryVectors(ctx context.Context, ws []memoryWrite) {
+	db.grew("memories", len(ws))
 	for _, w := range ws {
 		if len(w.m.Vec) > 0 {
 			db.noteVectors(ctx, "memories", w.m.Embedder, len(w.m.Vec), "vec")

@@ -167,6 +167,9 @@ func latestSpeakers(ctx context.Context, tx pgx.Tx, all []sessionRef) (map[strin
 func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch) ([]imprint.AppendResult, error) {
 	now := imprint.Now()
 	var out []imprint.AppendResult
+	// The sessions without a message before (new ones, mostly), for the
+	// table's growth (analyze.go).
+	var newSessions int
 	err := db.writeTx(ctx, func(tx pgx.Tx) error {
 		out = out[:0]
 		all, err := lockSessions(ctx, tx, batches, now)
@@ -177,6 +180,7 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 		if err != nil {
 			return err
 		}
+		newSessions = len(empty)
 		// Batches of distinct sessions go together: one statement for
 		// their tsvectors, one round trip for their inserts and one for
 		// their sessions. A session's second batch needs the speaker of
@@ -205,6 +209,12 @@ func (db *DB) appendBatches(ctx context.Context, batches []imprint.MessageBatch)
 	if err != nil {
 		return nil, err
 	}
+	inserted := 0
+	for _, r := range out {
+		inserted += len(r.Inserted)
+	}
+	db.grew("messages", inserted)
+	db.grew("sessions", newSessions)
 	for _, b := range batches {
 		for _, m := range b.Messages {
 			db.noteVectors(ctx, "messages", m.Embedder, len(m.Vec), "vec")

@@ -166,18 +166,7 @@ func TestAdvanceCursorsReadScopeOnce(t *testing.T) {
 		}
 	}
 	addSessions(3, n)
-	read := func() int64 {
-		t.Helper()
-		if _, err := db.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
-			t.Fatal(err)
-		}
-		var rows int64
-		if err := db.pool.QueryRow(ctx, `SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)
-			FROM pg_stat_user_tables WHERE relid = 'sessions'::regclass`).Scan(&rows); err != nil {
-			t.Fatal(err)
-		}
-		return rows
-	}
+	read := func() int64 { return sessionRowsRead(t, db) }
 	for round := range 3 {
 		var moves []imprint.CursorMove
 		for i := range 8 {
@@ -203,4 +192,21 @@ func TestAdvanceCursorsReadScopeOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sessionRowsRead is the number of sessions rows the scans of db's
+// connection read so far (sequential and index fetches), its statistics
+// flushed first; db's pool must have one connection.
+func sessionRowsRead(t *testing.T, db *DB) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	if err := db.pool.QueryRow(ctx, `SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)
+		FROM pg_stat_user_tables WHERE relid = 'sessions'::regclass`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -92,12 +92,13 @@ func (db *DB) analyzeNew(table string) {
 	_, _ = db.pool.Exec(ctx, `ANALYZE `+table+` (`+analyzeCols[table]+`)`)
 }
 
-// startGrowth readies the store's growth counts; stopGrowth ends the
-// ANALYZE running and waits for it (Close).
+// startGrowth readies the store's growth counts (Open).
 func (db *DB) startGrowth() {
 	db.growth.ctx, db.growth.cancel = context.WithCancel(context.Background())
 }
 
+// stopGrowth ends the ANALYZE running and waits for it; no other starts
+// (Close).
 func (db *DB) stopGrowth() {
 	g := &db.growth
 	g.mu.Lock()

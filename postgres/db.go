@@ -108,7 +108,6 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("open postgres: %w: %v", imprint.ErrUnavailable, redactErr(err, url))
 	}
 	db := &DB{url: url, pool: pool}
-	db.startGrowth()
 	var version string
 	if err := pool.QueryRow(ctx, `SELECT version()`).Scan(&version); err != nil {
 		pool.Close()
@@ -123,6 +122,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: vectors: %w: %v", imprint.ErrUnavailable, err)
 	}
+	db.startGrowth()
 	return db, nil
 }
 

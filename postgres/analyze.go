@@ -67,9 +67,6 @@ func (db *DB) grew(table string, n int) {
 	if g.done[table] || g.closed {
 		return
 	}
-	if g.rows == nil {
-		g.rows, g.done = map[string]int{}, map[string]bool{}
-	}
 	g.rows[table] += n
 	if g.rows[table] < after {
 		return
@@ -94,6 +91,7 @@ func (db *DB) analyzeNew(table string) {
 
 // startGrowth readies the store's growth counts (Open).
 func (db *DB) startGrowth() {
+	db.growth.rows, db.growth.done = map[string]int{}, map[string]bool{}
 	db.growth.ctx, db.growth.cancel = context.WithCancel(context.Background())
 }
 

@@ -73,6 +73,15 @@ func initParts(body string) (first, second, after string, ok bool) {
 // migration cut off between the commits.
 const initUnmark = "COMMENT ON TABLE memories IS NULL;\n"
 
+// initMarked reports whether the memories table of the schema the tables
+// are created in (not one later in the search path) carries initMark.
+func initMarked(ctx context.Context, tx pgx.Tx) (bool, error) {
+	var marked bool
+	err := tx.QueryRow(ctx, `SELECT COALESCE(obj_description(to_regclass(quote_ident(current_schema()) || '.memories'),
+		'pg_class') = $1, false)`, initMark).Scan(&marked)
+	return marked, err
+}
+
 // applyInit applies 0001 (body) in tx, whose connection holds the
 // migration lock: its two halves at once when parallel (a pool of more
 // than one connection on a server with more than one backend), else one
@@ -84,11 +93,8 @@ func (db *DB) applyInit(ctx context.Context, tx pgx.Tx, body string, parallel bo
 		_, err := tx.Exec(ctx, body)
 		return false, err
 	}
-	var done bool
-	// In the schema the tables are created in, not one later in the
-	// search path.
-	if err := tx.QueryRow(ctx, `SELECT COALESCE(obj_description(to_regclass(quote_ident(current_schema()) || '.memories'),
-		'pg_class') = $1, false)`, initMark).Scan(&done); err != nil {
+	done, err := initMarked(ctx, tx)
+	if err != nil {
 		return false, err
 	}
 	var committed bool
@@ -99,7 +105,6 @@ func (db *DB) applyInit(ctx context.Context, tx pgx.Tx, body string, parallel bo
 			return false, err
 		}
 	case parallel:
-		var err error
 		if committed, err = db.applyHalves(ctx, tx, first, second); err != nil {
 			return committed, err
 		}
@@ -113,7 +118,7 @@ func (db *DB) applyInit(ctx context.Context, tx pgx.Tx, body string, parallel bo
 			return false, err
 		}
 	}
-	_, err := tx.Exec(ctx, after+initUnmark)
+	_, err = tx.Exec(ctx, after+initUnmark)
 	return committed, err
 }
 
@@ -192,10 +197,13 @@ func (db *DB) undoSecondHalf(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
 			return err
 		}
-		var marked, recorded bool
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(obj_description(to_regclass(quote_ident(current_schema()) || '.memories'),
-			'pg_class') = $1, false), to_regclass(quote_ident(current_schema()) || '.imprint_migrations') IS NOT NULL`,
-			initMark).Scan(&marked, &recorded); err != nil {
+		marked, err := initMarked(ctx, tx)
+		if err != nil {
+			return err
+		}
+		var recorded bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.imprint_migrations') IS NOT NULL`).
+			Scan(&recorded); err != nil {
 			return err
 		}
 		if recorded {
@@ -206,7 +214,7 @@ func (db *DB) undoSecondHalf(ctx context.Context) error {
 		if !marked || recorded {
 			return nil
 		}
-		_, err := tx.Exec(ctx, `DROP TABLE `+strings.Join(secondTables(second), ", "))
+		_, err = tx.Exec(ctx, `DROP TABLE `+strings.Join(secondTables(second), ", "))
 		return err
 	})
 }

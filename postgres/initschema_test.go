@@ -351,18 +351,11 @@ func TestInitOneServerConnection(t *testing.T) {
 // connectAt is one connection to u (with its search path).
 func connectAt(t *testing.T, u string) *pgx.Conn {
 	t.Helper()
-	p, err := url.Parse(u)
+	one, err := pgtest.WithoutPoolParams(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := p.Query()
-	for k := range q {
-		if strings.HasPrefix(k, "pool_") {
-			q.Del(k)
-		}
-	}
-	p.RawQuery = q.Encode()
-	c, err := pgx.Connect(context.Background(), p.String())
+	c, err := pgx.Connect(context.Background(), one)
 	if err != nil {
 		t.Fatal(err)
 	}

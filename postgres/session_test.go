@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -130,16 +129,7 @@ func TestAdvanceCursorsBesideRecording(t *testing.T) {
 // flushed by pg_stat_force_next_flush on the store's one connection.
 func TestAdvanceCursorsReadScopeOnce(t *testing.T) {
 	ctx := context.Background()
-	u := pgtest.Schema(t)
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
-	}
-	db, err := Open(ctx, u+sep+"pool_max_conns=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openAt(t, withParam(t, pgtest.Schema(t), "pool_max_conns", "1"))
 	// No autovacuum pass during the test: it would give the planner the
 	// statistics a first import does not have yet.
 	if _, err := db.pool.Exec(ctx, `ALTER TABLE sessions SET (autovacuum_enabled = false)`); err != nil {

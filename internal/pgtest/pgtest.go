@@ -80,7 +80,7 @@ func KeptSchema(tb testing.TB) string {
 
 func schemaAt(tb testing.TB, base string, drop bool) string {
 	tb.Helper()
-	admin, err := withoutPoolParams(base)
+	admin, err := WithoutPoolParams(base)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -119,9 +119,9 @@ func schemaAt(tb testing.TB, base string, drop bool) string {
 	return u
 }
 
-// withoutPoolParams returns u without pgxpool's pool_* parameters, which a
+// WithoutPoolParams returns u without pgxpool's pool_* parameters, which a
 // single connection would send to the server as settings.
-func withoutPoolParams(u string) (string, error) {
+func WithoutPoolParams(u string) (string, error) {
 	p, err := url.Parse(u)
 	if err != nil {
 		return "", err

@@ -204,13 +204,17 @@ func migrationNames() ([]migration, error) {
 const migrationLock = 0x696d7072696e74 // "imprint"
 
 // migrate applies each embedded migration not yet recorded, in order, in
-// one transaction holding the migration lock.
+// one transaction holding the migration lock. A schema without a recorded
+// migration is created from schema.sql (initschema.go), which stands for
+// the migrations up to the one it names.
 func (db *DB) migrate(ctx context.Context) error {
 	ms, err := migrationNames()
 	if err != nil {
 		return err
 	}
-	// Whether 0001's second half committed apart (initschema.go).
+	// The first migration, when one ran, and whether its second half
+	// committed apart (initschema.go).
+	var fm firstMigration
 	var secondCommitted bool
 	err = db.tx(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
@@ -229,6 +233,33 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if len(applied) == 0 {
+			mark, err := initMarkOf(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if fm, err = firstFor(mark); err != nil {
+				return err
+			}
+			// PGlite's connections share its one backend.
+			parallel := db.pool.Config().MaxConns > 1 && !db.noCopy
+			secondCommitted, err = db.applyInit(ctx, tx, fm, mark == fm.mark, parallel)
+			if err != nil {
+				return fmt.Errorf("%s: %w", fm.name, err)
+			}
+			var versions []int32
+			var names []string
+			for _, m := range ms {
+				if m.version <= fm.upTo {
+					versions, names = append(versions, int32(m.version)), append(names, m.name)
+				}
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO imprint_migrations (version, name, applied_at)
+				SELECT v, n, now() FROM unnest($1::integer[], $2::text[]) AS m(v, n)`, versions, names); err != nil {
+				return err
+			}
+			applied = versions
+		}
 		for _, m := range ms {
 			if slices.Contains(applied, int32(m.version)) {
 				continue
@@ -237,13 +268,7 @@ func (db *DB) migrate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if m.version == 1 {
-				// PGlite's connections share its one backend.
-				secondCommitted, err = db.applyInit(ctx, tx, string(body), db.pool.Config().MaxConns > 1 && !db.noCopy)
-			} else {
-				_, err = tx.Exec(ctx, string(body))
-			}
-			if err != nil {
+			if _, err = tx.Exec(ctx, string(body)); err != nil {
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO imprint_migrations (version, name, applied_at) VALUES ($1, $2, now())`,
@@ -255,7 +280,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	})
 	if err != nil {
 		if secondCommitted {
-			if uerr := db.undoSecondHalf(ctx); uerr != nil {
+			if uerr := db.undoSecondHalf(ctx, fm); uerr != nil {
 				err = fmt.Errorf("%w (and dropping the tables it had created: %v)", err, uerr)
 			}
 		}

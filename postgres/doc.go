@@ -5,9 +5,9 @@
 // JobEngineHost of pgx.Tx, for River), on github.com/jackc/pgx/v5
 // (pgxpool), with numbered embedded migrations. Several processes may
 // share one database: writes that must not interleave take row locks, and
-// migrations an advisory lock. A new database's first migration, the
-// whole schema, runs as two halves on two connections at once
-// (initschema.go).
+// migrations an advisory lock. A new database gets its whole schema from
+// schema.sql (the migrations up to the one it names), run as two halves
+// on two connections at once (initschema.go).
 //
 // Keyword search indexes the words imprint's keyword package makes as a
 // tsvector (GIN) and CJK runs with pg_trgm, and answers within the scope

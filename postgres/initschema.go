@@ -2,12 +2,23 @@ package postgres
 
 import (
 	"context"
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
+// A new database gets its whole schema from schema.sql, the schema the
+// migrations up to the one it names make, with the columns, options and
+// tables the later ones add written into the tables as they are created:
+// one file run as 0001's halves are (below), then the migrations after the
+// one it names. A schema whose migration was cut off with 0001's halves in
+// place (initMark) goes on with 0001 and the migrations after it.
+//
 // The first migration (0001_init.sql, the whole schema) creates ~60
 // relations, each its own files, catalog rows and, for a btree, an fsync;
 // a new backend reads the catalogs it needs cold. It is split in two
@@ -34,8 +45,77 @@ import (
 // migration as it always did.
 
 // initMark is the comment on the memories table of a schema whose second
-// half of 0001 is in place and whose migration is not recorded yet.
-const initMark = "imprint: 0001_init.sql, second half"
+// half of 0001 is in place and whose migration is not recorded yet;
+// schemaMark (with schema.sql's last migration) that of schema.sql.
+const (
+	initMark   = "imprint: 0001_init.sql, second half"
+	schemaMark = "imprint: schema.sql up to %s, second half"
+)
+
+// markPrefix starts every mark of a second half, of this version of imprint
+// or another.
+const markPrefix = "imprint: "
+
+//go:embed schema.sql
+var newSchema string
+
+// schemaFirstLine is schema.sql's first line, naming the last migration
+// the file holds.
+var schemaFirstLine = regexp.MustCompile(`^-- imprint schema up to ((\d+)_[a-z0-9_]+\.sql)`)
+
+// firstMigration is how a schema without a recorded migration is created:
+// body (0001 or schema.sql), split at its halves with mark, and the
+// migrations it stands for (those up to upTo).
+type firstMigration struct {
+	name string
+	body string
+	mark string
+	upTo int
+}
+
+// schemaInit is schema.sql as a first migration.
+func schemaInit() (firstMigration, error) {
+	m := schemaFirstLine.FindStringSubmatch(newSchema)
+	if m == nil {
+		return firstMigration{}, fmt.Errorf("schema.sql: the first line does not name the last migration it holds")
+	}
+	v, err := strconv.Atoi(m[2])
+	if err != nil {
+		return firstMigration{}, fmt.Errorf("schema.sql: %w", err)
+	}
+	return firstMigration{name: "schema.sql", body: newSchema, mark: fmt.Sprintf(schemaMark, m[1]), upTo: v}, nil
+}
+
+// chainInit is 0001 as the first migration.
+func chainInit() (firstMigration, error) {
+	b, err := migrationFiles.ReadFile("migrations/0001_init.sql")
+	if err != nil {
+		return firstMigration{}, err
+	}
+	return firstMigration{name: "0001_init.sql", body: string(b), mark: initMark, upTo: 1}, nil
+}
+
+// firstFor returns the first migration that goes on from mark, the comment
+// on the schema's memories table ("" for none): 0001 after its own cut-off
+// halves, else schema.sql. A mark of another version of imprint is an
+// error: its half is not this version's.
+func firstFor(mark string) (firstMigration, error) {
+	chain, err := chainInit()
+	if err != nil {
+		return firstMigration{}, err
+	}
+	if mark == chain.mark {
+		return chain, nil
+	}
+	sch, err := schemaInit()
+	if err != nil {
+		return firstMigration{}, err
+	}
+	if strings.HasPrefix(mark, markPrefix) && mark != sch.mark {
+		return firstMigration{}, fmt.Errorf("the schema's first migration, by another version of imprint, was cut off (memories is marked %q): open it with that version, or drop its tables", mark)
+	}
+	return sch, nil
+}
 
 // halfTimeout bounds the second half's transaction (connecting included):
 // past it, the first transaction runs the second half itself. Its lock
@@ -49,7 +129,7 @@ const (
 // initParts is 0001's text split into its halves and what the first runs
 // after the second: ok is false when the text is not the one expected (the
 // whole file then runs at once).
-func initParts(body string) (first, second, after string, ok bool) {
+func initParts(body, mark string) (first, second, after string, ok bool) {
 	const start, trigram = "\nCREATE TABLE memories (", "\nCREATE INDEX memories_cjk ON"
 	i := strings.Index(body, start)
 	if i < 0 {
@@ -65,7 +145,7 @@ func initParts(body string) (first, second, after string, ok bool) {
 		return "", "", "", false
 	}
 	after = second[j+1 : j+k+2]
-	second = second[:j+1] + second[j+k+2:] + "\nCOMMENT ON TABLE memories IS '" + initMark + "';\n"
+	second = second[:j+1] + second[j+k+2:] + "\nCOMMENT ON TABLE memories IS '" + mark + "';\n"
 	return first, second, after, true
 }
 
@@ -73,31 +153,31 @@ func initParts(body string) (first, second, after string, ok bool) {
 // migration cut off between the commits.
 const initUnmark = "COMMENT ON TABLE memories IS NULL;\n"
 
-// initMarked reports whether the memories table of the schema the tables
-// are created in (not one later in the search path) carries initMark.
-func initMarked(ctx context.Context, tx pgx.Tx) (bool, error) {
-	var marked bool
+// initMarkOf returns the comment on the memories table of the schema the
+// tables are created in (not one later in the search path): a mark when a
+// migration was cut off between the halves' commits, "" when there is no
+// such table or comment.
+func initMarkOf(ctx context.Context, tx pgx.Tx) (string, error) {
+	var mark string
 	err := tx.QueryRow(ctx, `SELECT COALESCE(obj_description(to_regclass(quote_ident(current_schema()) || '.memories'),
-		'pg_class') = $1, false)`, initMark).Scan(&marked)
-	return marked, err
+		'pg_class'), '')`).Scan(&mark)
+	return mark, err
 }
 
-// applyInit applies 0001 (body) in tx, whose connection holds the
-// migration lock: its two halves at once when parallel (a pool of more
+// applyInit applies the first migration fm in tx, whose connection holds
+// the migration lock: its two halves at once when parallel (a pool of more
 // than one connection on a server with more than one backend), else one
-// after the other in tx. It reports whether the second half committed on
-// its own (the caller undoes it when tx does not commit).
-func (db *DB) applyInit(ctx context.Context, tx pgx.Tx, body string, parallel bool) (bool, error) {
-	first, second, after, ok := initParts(body)
+// after the other in tx; the first alone when done (a crash left the
+// second, marked). It reports whether the second half committed on its
+// own (the caller undoes it when tx does not commit).
+func (db *DB) applyInit(ctx context.Context, tx pgx.Tx, fm firstMigration, done, parallel bool) (bool, error) {
+	first, second, after, ok := initParts(fm.body, fm.mark)
 	if !ok {
-		_, err := tx.Exec(ctx, body)
-		return false, err
-	}
-	done, err := initMarked(ctx, tx)
-	if err != nil {
+		_, err := tx.Exec(ctx, fm.body)
 		return false, err
 	}
 	var committed bool
+	var err error
 	switch {
 	case done:
 		// A crash left the second half: the first alone.
@@ -169,7 +249,7 @@ func (db *DB) applyHalves(ctx context.Context, tx pgx.Tx, first, second string) 
 	return ferr == nil && serr == nil && cerr == nil, ferr
 }
 
-// secondTables are the tables of 0001's second half.
+// secondTables are the tables of a first migration's second half.
 func secondTables(second string) []string {
 	var out []string
 	for _, g := range createTable.FindAllStringSubmatch(second, -1) {
@@ -178,16 +258,12 @@ func secondTables(second string) []string {
 	return out
 }
 
-// undoSecondHalf drops 0001's second half after the migration that
+// undoSecondHalf drops fm's second half after the migration that
 // committed it failed: under the migration lock, when no migration is
-// recorded and the mark is there (another node may have completed the
+// recorded and its mark is there (another node may have completed the
 // migration since, or taken the marked half for its own).
-func (db *DB) undoSecondHalf(ctx context.Context) error {
-	b, err := migrationFiles.ReadFile("migrations/0001_init.sql")
-	if err != nil {
-		return err
-	}
-	_, second, _, ok := initParts(string(b))
+func (db *DB) undoSecondHalf(ctx context.Context, fm firstMigration) error {
+	_, second, _, ok := initParts(fm.body, fm.mark)
 	if !ok {
 		return nil
 	}
@@ -197,10 +273,11 @@ func (db *DB) undoSecondHalf(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
 			return err
 		}
-		marked, err := initMarked(ctx, tx)
+		mark, err := initMarkOf(ctx, tx)
 		if err != nil {
 			return err
 		}
+		marked := mark == fm.mark
 		var recorded bool
 		if err := tx.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.imprint_migrations') IS NOT NULL`).
 			Scan(&recorded); err != nil {

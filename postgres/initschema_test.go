@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -24,43 +25,72 @@ func initBody(t *testing.T) string {
 	return string(b)
 }
 
-// TestInitParts checks that the first migration splits into its halves,
-// every statement in exactly one of them, the trigram index of memories
-// after the second.
+// firstMigrations are the two first migrations: 0001 (after its own
+// cut-off halves) and schema.sql (a new schema).
+func firstMigrations(t *testing.T) []firstMigration {
+	t.Helper()
+	chain, err := chainInit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schemaInit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []firstMigration{chain, sch}
+}
+
+// TestInitParts checks that both first migrations split into their
+// halves, every statement in exactly one of them, the trigram index of
+// memories after the second, and that schema.sql stands for the
+// migrations up to the last one.
 func TestInitParts(t *testing.T) {
-	body := initBody(t)
-	first, second, after, ok := initParts(body)
-	if !ok {
-		t.Fatal("0001_init.sql did not split: the first migration of a database runs on one connection")
-	}
-	mark := "\nCOMMENT ON TABLE memories IS '" + initMark + "';\n"
-	if !strings.HasSuffix(second, mark) {
-		t.Fatalf("the second half does not end with its mark: %q", second[max(0, len(second)-200):])
-	}
-	rest := strings.TrimSuffix(second, mark)
-	if !strings.HasPrefix(after, "CREATE INDEX memories_cjk ON") || strings.Count(after, ";") != 1 {
-		t.Errorf("after the second half: %q, want the one trigram index of memories", after)
-	}
-	if len(first)+len(rest)+len(after) != len(body) {
-		t.Errorf("the halves hold %d bytes of the %d of 0001", len(first)+len(rest)+len(after), len(body))
-	}
-	for _, want := range []string{"CREATE TABLE sessions", "CREATE TABLE messages", "CREATE TABLE episodes", "CREATE TABLE traces", "CREATE TEXT SEARCH"} {
-		if !strings.Contains(first, want) || strings.Contains(rest, want) {
-			t.Errorf("%q is not in the first half alone", want)
+	for _, fm := range firstMigrations(t) {
+		body := fm.body
+		first, second, after, ok := initParts(body, fm.mark)
+		if !ok {
+			t.Fatalf("%s did not split: the first migration of a database runs on one connection", fm.name)
+		}
+		mark := "\nCOMMENT ON TABLE memories IS '" + fm.mark + "';\n"
+		if !strings.HasSuffix(second, mark) {
+			t.Fatalf("%s: the second half does not end with its mark: %q", fm.name, second[max(0, len(second)-200):])
+		}
+		rest := strings.TrimSuffix(second, mark)
+		if !strings.HasPrefix(after, "CREATE INDEX memories_cjk ON") || strings.Count(after, ";") != 1 {
+			t.Errorf("%s: after the second half: %q, want the one trigram index of memories", fm.name, after)
+		}
+		if len(first)+len(rest)+len(after) != len(body) {
+			t.Errorf("%s: the halves hold %d bytes of the %d", fm.name, len(first)+len(rest)+len(after), len(body))
+		}
+		for _, want := range []string{"CREATE TABLE sessions", "CREATE TABLE messages", "CREATE TABLE episodes", "CREATE TABLE traces", "CREATE TEXT SEARCH"} {
+			if !strings.Contains(first, want) || strings.Contains(rest, want) {
+				t.Errorf("%s: %q is not in the first half alone", fm.name, want)
+			}
+		}
+		seconds := []string{"CREATE TABLE memories", "CREATE TABLE llm_calls", "CREATE TABLE jobs", "CREATE TABLE api_keys"}
+		if fm.name == "schema.sql" {
+			seconds = append(seconds, "CREATE TABLE imprint_nodes", "CREATE TABLE load_mark")
+		}
+		for _, want := range seconds {
+			if !strings.Contains(rest, want) || strings.Contains(first, want) {
+				t.Errorf("%s: %q is not in the second half alone", fm.name, want)
+			}
+		}
+		if strings.Contains(rest, "gin_trgm_ops") || strings.Contains(rest, "imprint'") {
+			t.Errorf("%s: the second half uses what the first creates (the trigram extension, the text search configuration)", fm.name)
 		}
 	}
-	for _, want := range []string{"CREATE TABLE memories", "CREATE TABLE llm_calls", "CREATE TABLE jobs", "CREATE TABLE api_keys"} {
-		if !strings.Contains(rest, want) || strings.Contains(first, want) {
-			t.Errorf("%q is not in the second half alone", want)
-		}
+	ms, err := migrationNames()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(rest, "gin_trgm_ops") || strings.Contains(rest, "imprint'") {
-		t.Error("the second half uses what the first creates (the trigram extension, the text search configuration)")
+	if sch := firstMigrations(t)[1]; sch.upTo != ms[len(ms)-1].version {
+		t.Errorf("schema.sql stands for the migrations up to %04d, the last is %s: write it into schema.sql", sch.upTo, ms[len(ms)-1].name)
 	}
 }
 
 // schemaShape lists what the schema at u holds: relations, columns with
-// their types, defaults, storage and compression, indexes, constraints,
+// their positions, types, defaults, storage and compression, indexes, constraints,
 // table options, comments and text search objects, with the schema's name
 // left out.
 func schemaShape(t *testing.T, u string) []string {
@@ -74,7 +104,7 @@ func schemaShape(t *testing.T, u string) []string {
 	}
 	rows, err := c.Query(ctx, `WITH n AS (SELECT oid FROM pg_namespace WHERE nspname = $1)
 		SELECT 'rel ' || c.relname || ' ' || c.relkind::text FROM pg_class c, n WHERE c.relnamespace = n.oid
-		UNION ALL SELECT 'col ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' ||
+		UNION ALL SELECT 'col ' || c.relname || '.' || a.attname || ' ' || a.attnum || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' ||
 			a.attnotnull::text || ' ' || COALESCE(pg_get_expr(d.adbin, d.adrelid), '') || ' ' || a.attstorage::text || ' ' || a.attcompression::text
 			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN n ON c.relnamespace = n.oid
 			LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
@@ -203,24 +233,66 @@ func TestInitHalvesAtOnce(t *testing.T) {
 
 // TestInitAfterCrash checks that a migration cut off between the second
 // half's commit and the first's (the second half in place, marked, no
-// migration recorded) completes on the next Open, into the same schema.
+// migration recorded) completes on the next Open, into the same schema:
+// a half of 0001 (cut off by an earlier version) and one of schema.sql.
 func TestInitAfterCrash(t *testing.T) {
 	want := rawShape(t)
-	_, second, _, ok := initParts(initBody(t))
-	if !ok {
-		t.Fatal("0001_init.sql did not split")
+	for _, fm := range firstMigrations(t) {
+		_, second, _, ok := initParts(fm.body, fm.mark)
+		if !ok {
+			t.Fatalf("%s did not split", fm.name)
+		}
+		for _, pool := range []string{"4", "1"} {
+			u := withParam(t, pgtest.Schema(t), "pool_max_conns", pool)
+			c := connectAt(t, u)
+			if _, err := c.Exec(context.Background(), second); err != nil {
+				t.Fatal(err)
+			}
+			c.Close(context.Background())
+			openAt(t, u)
+			if got := schemaShape(t, u); !slices.Equal(got, want) {
+				t.Errorf("%s, pool of %s: after the cut-off migration:\n%s", fm.name, pool, shapeDiff(want, got))
+			}
+		}
 	}
-	for _, pool := range []string{"4", "1"} {
-		u := withParam(t, pgtest.Schema(t), "pool_max_conns", pool)
-		c := connectAt(t, u)
-		if _, err := c.Exec(context.Background(), second); err != nil {
-			t.Fatal(err)
-		}
-		c.Close(context.Background())
-		openAt(t, u)
-		if got := schemaShape(t, u); !slices.Equal(got, want) {
-			t.Errorf("pool of %s: after the cut-off migration:\n%s", pool, shapeDiff(want, got))
-		}
+}
+
+// TestInitOtherVersionHalf checks that the second half of a first
+// migration cut off by another version of imprint (its mark names another
+// schema.sql) fails Open with an error saying so, and that nothing is
+// added to it: no first half, its mark left for that version.
+func TestInitOtherVersionHalf(t *testing.T) {
+	sch := firstMigrations(t)[1]
+	other := fmt.Sprintf(schemaMark, "9999_later.sql")
+	_, second, _, ok := initParts(sch.body, other)
+	if !ok {
+		t.Fatal("schema.sql did not split")
+	}
+	u := pgtest.Schema(t)
+	c := connectAt(t, u)
+	defer c.Close(context.Background())
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(ctx, u)
+	if err == nil || !strings.Contains(err.Error(), "another version of imprint") || !strings.Contains(err.Error(), "9999_later.sql") {
+		t.Fatalf("Open = %v, want the error naming the other version's half", err)
+	}
+	var tables int
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace
+		AND relname IN ('sessions', 'messages', 'imprint_migrations')`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("%d of the first half's tables were created beside the other version's half", tables)
+	}
+	var mark string
+	if err := c.QueryRow(ctx, `SELECT COALESCE(obj_description('memories'::regclass, 'pg_class'), '')`).Scan(&mark); err != nil {
+		t.Fatal(err)
+	}
+	if mark != other {
+		t.Errorf("the other version's half is marked %q, want %q still", mark, other)
 	}
 }
 
@@ -229,7 +301,7 @@ func TestInitAfterCrash(t *testing.T) {
 // this schema's: the whole first migration runs.
 func TestInitMarkElsewhere(t *testing.T) {
 	want := rawShape(t)
-	_, second, _, ok := initParts(initBody(t))
+	_, second, _, ok := initParts(initBody(t), initMark)
 	if !ok {
 		t.Fatal("0001_init.sql did not split")
 	}

@@ -337,11 +337,12 @@ func TestInitMarkElsewhere(t *testing.T) {
 // TestInitForeignTables checks that a schema holding another application's
 // table of one of imprint's names fails the migrations, as it always did,
 // and leaves nothing of imprint's behind: neither half commits when the
-// other fails, and the second half, committed beside the first, is dropped
-// when a later migration fails (load_mark and imprint_nodes are 0003's and
-// 0004's).
+// other fails (load_mark and imprint_nodes are in schema.sql's second
+// half), and the second half, committed beside the first, is dropped when
+// what runs after it fails (memories_cjk is the name of the trigram index
+// created after the second half's commit).
 func TestInitForeignTables(t *testing.T) {
-	for _, table := range []string{"sessions", "memories", "api_keys", "load_mark", "imprint_nodes"} {
+	for _, table := range []string{"sessions", "memories", "api_keys", "load_mark", "imprint_nodes", "memories_cjk"} {
 		for _, pool := range []string{"4", "1"} {
 			u := withParam(t, pgtest.Schema(t), "pool_max_conns", pool)
 			c := connectAt(t, u)

@@ -19,8 +19,8 @@ import (
 // one it names. A schema whose migration was cut off with 0001's halves in
 // place (initMark) goes on with 0001 and the migrations after it.
 //
-// The first migration (0001_init.sql, the whole schema) creates ~60
-// relations, each its own files, catalog rows and, for a btree, an fsync;
+// The first migration (schema.sql, or 0001_init.sql after its own cut-off
+// halves: the whole schema) creates ~60 relations, each its own files, catalog rows and, for a btree, an fsync;
 // a new backend reads the catalogs it needs cold. It is split in two
 // halves run at once on two connections, so that a database's first
 // import waits for the slower half rather than both:
@@ -29,8 +29,9 @@ import (
 //     the text search configuration, the extension and the session,
 //     message, episode and trace tables;
 //   - a second transaction creates the memory, LLM call, job and API key
-//     tables, then marks them done (initMark, a comment on the memories
-//     table) and commits once the first half has succeeded;
+//     tables (and, in schema.sql, the node leases and the load mark), then
+//     marks them done (the file's mark, a comment on the memories table)
+//     and commits once the first half has succeeded;
 //   - the first then creates what needs the extension on the second
 //     half's tables (the trigram index of memories), clears the mark,
 //     applies the other migrations, records them and commits.

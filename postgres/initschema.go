@@ -20,8 +20,9 @@ import (
 // place (initMark) goes on with 0001 and the migrations after it.
 //
 // The first migration (schema.sql, or 0001_init.sql after its own cut-off
-// halves: the whole schema) creates ~60 relations, each its own files, catalog rows and, for a btree, an fsync;
-// a new backend reads the catalogs it needs cold. It is split in two
+// halves: the whole schema) creates ~60 relations, each its own files,
+// catalog rows and, for a btree, an fsync; a new backend reads the
+// catalogs it needs cold. It is split in two
 // halves run at once on two connections, so that a database's first
 // import waits for the slower half rather than both:
 //
@@ -127,9 +128,9 @@ const (
 	halfLockTimeout = "2s"
 )
 
-// initParts is 0001's text split into its halves and what the first runs
-// after the second: ok is false when the text is not the one expected (the
-// whole file then runs at once).
+// initParts is a first migration's text split into its halves, the second
+// ending with mark, and what the first runs after the second: ok is false
+// when the text is not the one expected (the whole file then runs at once).
 func initParts(body, mark string) (first, second, after string, ok bool) {
 	const start, trigram = "\nCREATE TABLE memories (", "\nCREATE INDEX memories_cjk ON"
 	i := strings.Index(body, start)

@@ -118,6 +118,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	if db.lexemes.porter, err = porterDictionary(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: keyword dictionary: %w: %v", imprint.ErrUnavailable, err)
+	}
 	if err := db.detectVector(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: vectors: %w: %v", imprint.ErrUnavailable, err)

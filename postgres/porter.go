@@ -6,7 +6,10 @@ package postgres
 // the tsvector is that word lowercased and stemmed at position 1; the
 // store stems such chunks itself (porterStem, the algorithm as Snowball
 // defines it) instead of asking the server, and asks only for the others
-// (digits, underscores, non-ASCII letters). TestPorterMatchesServer
+// (digits, underscores, non-ASCII letters). It does so only when the
+// schema's configuration stems with Porter's stemmer alone
+// (porterDictionary); one that kept the English stemmer is left to the
+// server. TestPorterMatchesServer
 // compares the two over the test data's words and every word of up to
 // three letters.
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imprint-dev/imprint/internal/pgtest"
 	"github.com/imprint-dev/imprint/internal/testfiles"
 	"github.com/imprint-dev/imprint/keyword"
 )
@@ -102,6 +103,9 @@ func onlyLetters(s string) bool {
 func TestPorterMatchesServer(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
+	if !db.lexemes.porter {
+		t.Fatal("a new schema's dictionary was not taken for Porter's")
+	}
 	words := porterVocabulary(t)
 	if len(words) < 30000 {
 		t.Fatalf("only %d words to check", len(words))
@@ -144,6 +148,35 @@ func TestPorterMatchesServer(t *testing.T) {
 		t.Errorf("%d of %d words stemmed differently", bad, local)
 	}
 	t.Logf("%d words, %d stemmed here", len(words), local)
+}
+
+// TestEnglishDictionaryLeftToServer checks that a schema whose dictionary
+// kept Snowball's English stemmer (one that held records before migration
+// 0009) gets the server's stems, not the store's Porter ones.
+func TestEnglishDictionaryLeftToServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	u := pgtest.Schema(t)
+	db, err := Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	c := connectAt(t, u)
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, `ALTER TEXT SEARCH DICTIONARY imprint_stem (Language = english)`); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.lexemes.porter {
+		t.Fatal("the English dictionary was taken for Porter's")
+	}
+	// Words the two stemmers part (Porter: gener, hope, friendli).
+	checkTSVectors(t, db, []string{"generalizations hopeful friendly flies", "Generalizations"})
 }
 
 // FuzzPorterStem checks that stemming any word of letters neither panics

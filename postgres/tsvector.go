@@ -65,6 +65,11 @@ type chunkLexemes struct {
 
 // lexemeCache maps chunks to their tsvectors, for the life of a DB.
 type lexemeCache struct {
+	// porter is whether the configuration stems asciiwords with Porter's
+	// stemmer alone (porterDictionary), so that the store may stem them
+	// itself; set by Open.
+	porter bool
+
 	mu     sync.Mutex
 	chunks map[string]*chunkLexemes
 	// lexemes interns the lexemes of the chunks (cleared with them).
@@ -181,6 +186,9 @@ func (db *DB) tsvectorEntries(ctx context.Context, q querier, texts ...string) (
 // stemLocally caches and returns the tsvector of chunk when the store
 // makes it itself (localLexeme): one lexeme at position 1. c.mu is held.
 func (c *lexemeCache) stemLocally(chunk string) (*chunkLexemes, bool) {
+	if !c.porter {
+		return nil, false
+	}
 	text, ok := localLexeme(chunk)
 	if !ok {
 		return nil, false
@@ -277,4 +285,31 @@ func appendTSVector(b []byte, ents []lexPos) []byte {
 		n, last = n+1, p
 	}
 	return b
+}
+
+// porterDictionary reports whether the keyword configuration of the
+// schema (the imprint configuration to_tsvector resolves) stems an
+// asciiword with one Snowball dictionary of Porter's stemmer, without stop
+// words: a database that held records before migration 0009 keeps the
+// English stemmer, whose words the store must leave to the server.
+func porterDictionary(ctx context.Context, q querier) (bool, error) {
+	rows, err := q.Query(ctx, `SELECT t.tmplname, COALESCE(d.dictinitoption, '')
+		FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict JOIN pg_ts_template t ON t.oid = d.dicttemplate
+		WHERE m.mapcfg = 'imprint'::regconfig AND m.maptokentype = (SELECT tokid FROM ts_token_type('default') WHERE alias = 'asciiword')`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	var dicts []string
+	for rows.Next() {
+		var tmpl, opt string
+		if err := rows.Scan(&tmpl, &opt); err != nil {
+			return false, err
+		}
+		dicts = append(dicts, tmpl+": "+strings.ToLower(opt))
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	return len(dicts) == 1 && dicts[0] == "snowball: language = 'porter'", nil
 }

@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 
-	"github.com/imprint-dev/imprint"
 	"github.com/imprint-dev/imprint/curate"
 	"github.com/imprint-dev/imprint/ingest"
 )
@@ -17,17 +16,6 @@ func (n *Node) Import(ctx context.Context, o ingest.Options, paths []string) (*i
 	if err != nil {
 		return nil, err
 	}
-	// The store opens (a new database's schema is created) while the
-	// sources are collected and the first of them read.
-	type opened struct {
-		st  imprint.Store
-		err error
-	}
-	store := make(chan opened, 1)
-	go func() {
-		st, err := n.Store(ctx)
-		store <- opened{st, err}
-	}()
 	sources, warns, err := ingest.CollectSources(paths, o.Format)
 	if err != nil {
 		return nil, err
@@ -41,6 +29,7 @@ func (n *Node) Import(ctx context.Context, o ingest.Options, paths []string) (*i
 	}
 	im := &ingest.Importer{Scope: o.Scope, SourceAgents: o.SourceAgents, Workspace: o.Workspace, DryRun: o.DryRun, NoExtract: o.NoExtract, Location: loc,
 		WindowSize: n.Config.Extraction.MaxMessagesPerExtraction, Background: n.Config.Extraction.MaxBackgroundMessages}
+	// The first sources are read while the store opens.
 	reading := im.StartReading(ctx, sources)
 	defer reading.Close()
 	n.UseClock(ctx)
@@ -49,11 +38,9 @@ func (n *Node) Import(ctx context.Context, o ingest.Options, paths []string) (*i
 	if err != nil {
 		return nil, err
 	}
-	st := <-store
-	if st.err != nil {
-		return nil, st.err
+	if im.Store, err = n.Store(ctx); err != nil {
+		return nil, err
 	}
-	im.Store = st.st
 	if !o.NoCapture {
 		if im.Capture, err = n.Capture(ctx); err != nil {
 			return nil, err

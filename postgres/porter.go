@@ -1,5 +1,7 @@
 package postgres
 
+import "strings"
+
 // The keyword index's dictionary, imprint_stem, is PostgreSQL's Snowball
 // dictionary with Porter's original stemmer (schema.sql). For a chunk of
 // ASCII letters alone, which the server's parser takes as one asciiword,
@@ -37,11 +39,10 @@ func localLexeme(chunk string) (string, bool) {
 		}
 		b[i] = c
 	}
-	lower := string(b)
 	s := porterStem(b)
 	if len(s) == 0 {
 		// The dictionary keeps a word whose stem is empty ("s") as it is.
-		return lower, true
+		return strings.ToLower(chunk), true
 	}
 	return string(s), true
 }

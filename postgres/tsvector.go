@@ -76,6 +76,22 @@ type lexemeCache struct {
 	lexemes map[string]*lexeme
 }
 
+// reset empties the cache. c.mu is held.
+func (c *lexemeCache) reset() {
+	c.chunks, c.lexemes = map[string]*chunkLexemes{}, map[string]*lexeme{}
+}
+
+// intern returns the cache's lexeme of text, made on first use. c.mu is
+// held.
+func (c *lexemeCache) intern(text string) *lexeme {
+	lx, ok := c.lexemes[text]
+	if !ok {
+		lx = newLexeme(text)
+		c.lexemes[text] = lx
+	}
+	return lx
+}
+
 // maxCachedChunks bounds the cache; it starts again empty when full.
 const maxCachedChunks = 200_000
 
@@ -132,7 +148,7 @@ func (db *DB) tsvectorEntries(ctx context.Context, q querier, texts ...string) (
 	var fresh map[string]*chunkLexemes
 	c.mu.Lock()
 	if c.chunks == nil {
-		c.chunks, c.lexemes = map[string]*chunkLexemes{}, map[string]*lexeme{}
+		c.reset()
 	}
 	for i, t := range texts {
 		eachChunk(t, func(ch string) {
@@ -194,13 +210,9 @@ func (c *lexemeCache) stemLocally(chunk string) (*chunkLexemes, bool) {
 		return nil, false
 	}
 	if len(c.chunks) >= maxCachedChunks {
-		c.chunks, c.lexemes = map[string]*chunkLexemes{}, map[string]*lexeme{}
+		c.reset()
 	}
-	lx, ok := c.lexemes[text]
-	if !ok {
-		lx = newLexeme(text)
-		c.lexemes[text] = lx
-	}
+	lx := c.intern(text)
 	cl := &chunkLexemes{ents: []lexPos{{lx, lx.key, 1}}, span: 1}
 	c.chunks[chunk] = cl
 	return cl, true
@@ -236,14 +248,10 @@ func (db *DB) fetchChunks(ctx context.Context, q querier, missing []string, fres
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.chunks)+len(missing) > maxCachedChunks {
-		c.chunks, c.lexemes = map[string]*chunkLexemes{}, map[string]*lexeme{}
+		c.reset()
 	}
 	for _, r := range got {
-		lx, ok := c.lexemes[r.lex]
-		if !ok {
-			lx = newLexeme(r.lex)
-			c.lexemes[r.lex] = lx
-		}
+		lx := c.intern(r.lex)
 		cl := fresh[missing[r.o-1]]
 		for _, p := range r.pos {
 			cl.ents = append(cl.ents, lexPos{lx, lx.key, int(p)})
@@ -293,22 +301,11 @@ func appendTSVector(b []byte, ents []lexPos) []byte {
 // words: a database that held records before migration 0009 keeps the
 // English stemmer, whose words the store must leave to the server.
 func porterDictionary(ctx context.Context, q querier) (bool, error) {
-	rows, err := q.Query(ctx, `SELECT t.tmplname, COALESCE(d.dictinitoption, '')
-		FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict JOIN pg_ts_template t ON t.oid = d.dicttemplate
-		WHERE m.mapcfg = 'imprint'::regconfig AND m.maptokentype = (SELECT tokid FROM ts_token_type('default') WHERE alias = 'asciiword')`)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
 	var dicts []string
-	for rows.Next() {
-		var tmpl, opt string
-		if err := rows.Scan(&tmpl, &opt); err != nil {
-			return false, err
-		}
-		dicts = append(dicts, tmpl+": "+strings.ToLower(opt))
-	}
-	if err := rows.Err(); err != nil {
+	err := q.QueryRow(ctx, `SELECT COALESCE(array_agg(t.tmplname || ': ' || lower(COALESCE(d.dictinitoption, ''))), '{}')
+		FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict JOIN pg_ts_template t ON t.oid = d.dicttemplate
+		WHERE m.mapcfg = 'imprint'::regconfig AND m.maptokentype = (SELECT tokid FROM ts_token_type('default') WHERE alias = 'asciiword')`).Scan(&dicts)
+	if err != nil {
 		return false, err
 	}
 	return len(dicts) == 1 && dicts[0] == "snowball: language = 'porter'", nil
